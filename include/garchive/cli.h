@@ -1,0 +1,102 @@
+/*
+ * cli.h: the first stage.  Turns argv into struct archive_options exactly
+ * as git 2.39's `git archive` parses it: a first pass that only knows
+ * -o/--output, --remote and --exec (no abbreviations, no clusters), then
+ * git's parse-options rules for everything else (unique prefixes of long
+ * options, --no-*, -h, -NUM levels, options after non-options, `--`).
+ */
+#ifndef GARCHIVE_CLI_H
+#define GARCHIVE_CLI_H
+
+#include <stddef.h>
+
+struct format;
+struct format_list;
+
+/* What garchive was asked to do, decided from the first arguments. */
+enum cli_command {
+	CLI_ARCHIVE,		/* garchive [options] <tree-ish> [<path>...] */
+	CLI_UPLOAD_ARCHIVE,	/* garchive upload-archive <dir> */
+	CLI_GET_TAR_COMMIT_ID,	/* garchive get-tar-commit-id */
+	CLI_VERSION,		/* garchive --version */
+	CLI_HELP		/* garchive help / --help */
+};
+
+/* Options that come before everything else, as `git -c ...` does. */
+struct cli_global {
+	enum cli_command command;
+	char **config;		/* "name=value" from -c, in order */
+	size_t nr_config, alloc_config;
+	int argc;		/* the rest, argv[0] being the command name */
+	char **argv;
+};
+
+/*
+ * An --add-file or --add-virtual-file, in command-line order.
+ * `path` is the archive path; for --add-file it is the --prefix in effect
+ * plus the file's basename.  `disk_path` is NULL for virtual files.
+ */
+struct extra_file {
+	char *path;
+	char *disk_path;	/* path to open, relative to the cwd */
+	char *display_path;	/* cwd-prefixed, for messages */
+	char *content;		/* virtual file content */
+	size_t content_len;
+	int executable;		/* owner-exec bit of the file on disk */
+};
+
+struct archive_options {
+	/* pass 1 */
+	char *output;		/* -o value, NULL if none */
+	char *remote;		/* --remote value */
+	char *exec;		/* --exec value (only with --remote) */
+	char **pass1_args;	/* everything pass 1 left, for --remote */
+	size_t nr_pass1_args;
+
+	/* pass 2 */
+	const struct format *format;	/* resolved format */
+	int level;		/* -1 when no -NUM was given */
+	char *prefix;		/* final --prefix value ("" if none) */
+	struct extra_file *extras;
+	size_t nr_extras, alloc_extras;
+	int verbose;
+	int list;		/* --list: main prints the format names */
+	int worktree_attributes;
+	char *mtime;		/* --mtime value, NULL if none */
+	int threads;		/* --threads, 0 = one per CPU */
+	char *treeish;		/* first positional argument */
+	char **pathspecs;	/* the rest */
+	size_t nr_pathspecs;
+};
+
+/*
+ * Split off the global options (-c name=value, --version, --help) and
+ * the subcommand.  Returns 0 or GA_EUSAGE.
+ */
+int cli_parse_global(struct cli_global *out, int argc, char **argv);
+void cli_global_release(struct cli_global *g);
+
+/*
+ * Pass 1: take -o/--output, --remote and --exec out of argv.  The output
+ * file name is returned as given (main decides what it is relative to).
+ */
+int cli_parse_pass1(struct archive_options *opts, int argc, char **argv);
+
+/*
+ * Pass 2 and git's checks, in git's order (§1.2 of the fact sheet):
+ * --add-file errors, misplaced --remote/--output/--exec, --list, format
+ * choice and inference from opts->output, missing tree-ish, unknown
+ * format, level.  `cwd_prefix` ("" or "dir/") is the subdirectory the
+ * command runs in; `remote` is set when parsing a client's arguments on
+ * the server side.  With --list it returns 0 early with opts->list set.
+ */
+int cli_parse_archive(struct archive_options *opts,
+		      const struct format_list *formats,
+		      const char *cwd_prefix, int remote);
+
+void cli_options_release(struct archive_options *opts);
+
+/* git archive's usage text, byte for byte, ending with an empty line. */
+const char *cli_usage(void);
+
+#endif

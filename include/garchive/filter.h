@@ -1,0 +1,61 @@
+/*
+ * filter.h: the last stage, where archive bytes go.
+ *
+ * A sink takes bytes from a format writer and sends them on: to a file
+ * descriptor, into a child process (the built-in `gzip -cn`, or a
+ * configured tar.<format>.command run through `sh -c`), or through an
+ * in-process zlib gzip deflater into another sink.  Writers see only
+ * struct sink; they know nothing of fds, processes or compression.
+ *
+ * Contract shared by every sink:
+ * - write() takes all `len` bytes or fails (GA_ERROR with a message such
+ *   as "write error: No space left on device"; GA_EPIPE when the reader
+ *   of our output went away).
+ * - finish() flushes, ends the stream, waits for any child and checks its
+ *   status ("'<cmd>' filter reported error").  It may fail.
+ * - free() releases everything, never writes, and is safe after any
+ *   failure and on NULL.  A child still running is killed and reaped.
+ */
+#ifndef GARCHIVE_FILTER_H
+#define GARCHIVE_FILTER_H
+
+#include <stddef.h>
+
+struct ga_buf;
+
+#define GA_EPIPE	-5	/* the reader of our stdout closed it */
+
+struct sink {
+	int (*write)(struct sink *s, const void *buf, size_t len);
+	int (*finish)(struct sink *s);
+	void (*free)(struct sink *s);
+};
+
+/* How a format's bytes are compressed, chosen by format.c. */
+enum filter_kind {
+	FILTER_NONE = 0,	/* plain tar or zip */
+	FILTER_GZIP,		/* built-in: execve `gzip -cn`, zlib fallback */
+	FILTER_ZLIB,		/* "git archive gzip": in-process gzip */
+	FILTER_COMMAND		/* tar.<format>.command through `sh -c` */
+};
+
+struct filter_spec {
+	enum filter_kind kind;
+	const char *command;	/* FILTER_COMMAND: the configured string */
+};
+
+/* Write to `fd` (not closed by free).  Handles short writes and EINTR. */
+int filter_open_fd(struct sink **out, int fd);
+
+/* Append to `buf`, for tests. */
+int filter_open_memory(struct sink **out, struct ga_buf *buf);
+
+/*
+ * Open the sink for `spec` writing its final bytes to `fd`.  `level` is
+ * -1 when no -N was given.  Only FILTER_GZIP falls back (to the zlib
+ * deflater, with git's warning) when `gzip` cannot be started.
+ */
+int filter_open(struct sink **out, const struct filter_spec *spec,
+		int level, int fd);
+
+#endif

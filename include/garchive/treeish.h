@@ -1,0 +1,48 @@
+/*
+ * treeish.h: the second stage.  Resolves <tree-ish> to the tree that is
+ * archived, the commit (if any) whose id goes into the pax header or zip
+ * comment, and the one timestamp every entry gets.
+ */
+#ifndef GARCHIVE_TREEISH_H
+#define GARCHIVE_TREEISH_H
+
+#include <stdint.h>
+
+#include <git2/oid.h>
+#include <git2/types.h>
+
+struct treeish {
+	git_tree *tree;		/* the archived tree (owned) */
+	git_oid tree_id;
+	git_commit *commit;	/* NULL when a tree was named (owned) */
+	git_oid commit_id;
+	int64_t mtime;		/* archive time, seconds since the epoch */
+	char *refname;		/* full ref name found by DWIM, or NULL */
+	size_t hexsz;		/* hex digits of an object id: 40 or 64 */
+};
+
+struct treeish_options {
+	const char *name;	/* the <tree-ish> argument */
+	const char *cwd_prefix;	/* "" or "sub/dir/": archive that subtree */
+	const char *mtime;	/* --mtime value or NULL */
+	int remote;		/* serving a --remote client */
+	int allow_unreachable;	/* uploadArchive.allowUnreachable */
+};
+
+/*
+ * Resolve `opts->name` in `repo`.  Errors are git's: "not a valid object
+ * name: X", "not a tree object: <hex>", "current working directory is
+ * untracked", "no such ref: X" (remote).  The archive time is the
+ * committer time of a commit, "now" for a tree, or --mtime.
+ */
+int treeish_resolve(struct treeish *out, git_repository *repo,
+		    const struct treeish_options *opts);
+void treeish_release(struct treeish *t);
+
+/*
+ * Parse a --mtime value into seconds since the epoch.  Returns 0 or
+ * GA_ERROR.  `now` is the time relative dates count from.
+ */
+int treeish_parse_date(int64_t *out, const char *s, int64_t now);
+
+#endif

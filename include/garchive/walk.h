@@ -1,0 +1,92 @@
+/*
+ * walk.h: the third stage.  Visits the archived tree in git's order
+ * (stored tree order, depth-first, pre-order, directories written lazily
+ * before their first non-directory entry), applies pathspecs and
+ * attributes (export-ignore, export-subst), converts content (eol, ident,
+ * working-tree-encoding, smudge/process filters) and then appends the
+ * extra files.  What comes out is final: a writer only encodes it.
+ */
+#ifndef GARCHIVE_WALK_H
+#define GARCHIVE_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <git2/types.h>
+
+struct ga_config;
+struct treeish;
+struct extra_file;
+
+/* Canonical modes, as git writes them after reading a tree. */
+#define WALK_MODE_FILE		0100644
+#define WALK_MODE_EXEC		0100755
+#define WALK_MODE_SYMLINK	0120000
+#define WALK_MODE_DIR		0040000
+#define WALK_MODE_GITLINK	0160000
+
+/* The zip "text" bit: from the diff attribute, else sniff the content. */
+enum entry_text { ENTRY_TEXT_SNIFF = 0, ENTRY_TEXT, ENTRY_BINARY };
+
+/*
+ * A blob read in pieces (above core.bigFileThreshold, unconverted).
+ * read() fills up to `cap` bytes, sets *nread (0 at the end) and returns
+ * 0 or GA_EARCHIVE/GA_ERROR.
+ */
+struct entry_stream {
+	int (*read)(struct entry_stream *s, unsigned char *buf, size_t cap,
+		    size_t *nread);
+};
+
+struct archive_entry {
+	const char *path;	/* full archive path; dirs and gitlinks end in '/' */
+	size_t path_len;
+	uint32_t mode;		/* one of the WALK_MODE_* values */
+	const char *oid_hex;	/* object id (fake for extra files), for pax names */
+	uint64_t size;		/* bytes of content; 0 for dirs/gitlinks */
+	/*
+	 * Content: symlink target or file bytes, after conversion.  NULL for
+	 * directories, gitlinks and streamed files.  When `data_heap` is set
+	 * a writer may keep the buffer beyond add() by taking the pointer
+	 * and setting entry->data to NULL; it then frees it with free().
+	 */
+	unsigned char *data;
+	int data_heap;
+	struct entry_stream *stream;	/* non-NULL only for streamed files */
+	enum entry_text text;
+	int is_extra;		/* from --add-file/--add-virtual-file */
+};
+
+struct walk_options {
+	const struct treeish *treeish;
+	const struct ga_config *config;
+	const char *prefix;		/* --prefix value */
+	const char *cwd_prefix;		/* "" or "sub/" when run in a subdirectory */
+	char *const *pathspecs;
+	size_t nr_pathspecs;
+	const struct extra_file *extras;
+	size_t nr_extras;
+	int worktree_attributes;
+	int threads;			/* blob prefetch workers, 0 = default */
+};
+
+struct walk;
+
+/*
+ * Prepare a walk over `opts->treeish` in `repo`.  Validates every
+ * pathspec first ("pathspec '<ps>' did not match any files").  `opts`
+ * and everything it points to must outlive the walk.
+ */
+int walk_new(struct walk **out, git_repository *repo,
+	     const struct walk_options *opts);
+
+/*
+ * The next entry in archive order.  The entry and its buffers belong to
+ * the walk and stay valid until the next call.  Returns 0, GA_ITEROVER
+ * at the end, or an error (GA_EARCHIVE: "cannot read '<oid>'", ...).
+ */
+int walk_next(struct archive_entry **out, struct walk *walk);
+
+void walk_free(struct walk *walk);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * common.c: the error slot, diagnostics, allocation and byte buffers.
+ */
+#include "garchive/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2/errors.h>
+
+/*
+ * One slot per thread, as libgit2's: a worker's failure never overwrites
+ * the writer's message.  The message is heap-allocated because paths in
+ * messages can be arbitrarily long.
+ */
+struct error_slot {
+	int code;
+	enum ga_usage_dest usage;
+	char *message;
+};
+
+static _Thread_local struct error_slot slot;
+
+/*
+ * Process-wide handlers.  They are installed once by main before any
+ * thread starts and never change afterwards.
+ */
+static ga_report_fn report_fn;
+static void *report_payload;
+static ga_oom_fn oom_fn;
+
+static void slot_store(int code, enum ga_usage_dest usage, char *message)
+{
+	free(slot.message);
+	slot.code = code;
+	slot.usage = usage;
+	slot.message = message;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	struct ga_buf buf = GA_BUF_INIT;
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return ga_xstrdup(fmt);
+	ga_buf_grow(&buf, (size_t)n + 1);
+	vsnprintf(buf.ptr, (size_t)n + 1, fmt, ap);
+	buf.len = (size_t)n;
+	return ga_buf_detach(&buf, NULL);
+}
+
+int ga_error_vcode(int code, const char *fmt, va_list ap)
+{
+	slot_store(code, GA_USAGE_NONE, vformat(fmt, ap));
+	return code;
+}
+
+int ga_error_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ga_error_vcode(code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int ga_error_set(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ga_error_vcode(GA_ERROR, fmt, ap);
+	va_end(ap);
+	return GA_ERROR;
+}
+
+int ga_error_usage(enum ga_usage_dest dest, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		msg = vformat(fmt, ap);
+		va_end(ap);
+	}
+	slot_store(GA_EUSAGE, dest, msg);
+	return GA_EUSAGE;
+}
+
+int ga_error_from_git(const char *context)
+{
+	const git_error *e = git_error_last();
+	const char *msg = e && e->message ? e->message : "unknown error";
+
+	if (context)
+		return ga_error_set("%s: %s", context, msg);
+	return ga_error_set("%s", msg);
+}
+
+int ga_error_errno(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	char *ctx;
+
+	va_start(ap, fmt);
+	ctx = vformat(fmt, ap);
+	va_end(ap);
+	ga_error_set("%s: %s", ctx, strerror(errnum));
+	free(ctx);
+	return GA_ERROR;
+}
+
+const char *ga_error_message(void)
+{
+	return slot.message ? slot.message : "";
+}
+
+int ga_error_last_code(void)
+{
+	return slot.code;
+}
+
+enum ga_usage_dest ga_error_usage_dest(void)
+{
+	return slot.usage;
+}
+
+void ga_error_clear(void)
+{
+	slot_store(GA_OK, GA_USAGE_NONE, NULL);
+}
+
+char *ga_error_detach(void)
+{
+	char *msg = slot.message ? slot.message : ga_xstrdup("");
+
+	slot.message = NULL;
+	slot.code = GA_OK;
+	return msg;
+}
+
+int ga_error_restore(int code, const char *message)
+{
+	slot_store(code, GA_USAGE_NONE, ga_xstrdup(message ? message : ""));
+	return code;
+}
+
+void ga_set_report_handler(ga_report_fn fn, void *payload)
+{
+	report_fn = fn;
+	report_payload = payload;
+}
+
+static void vreport(enum ga_report_kind kind, const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (!report_fn)
+		return;
+	msg = vformat(fmt, ap);
+	report_fn(kind, msg, report_payload);
+	free(msg);
+}
+
+void ga_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(GA_REPORT_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+void ga_report(enum ga_report_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(kind, fmt, ap);
+	va_end(ap);
+}
+
+void ga_set_oom_handler(ga_oom_fn fn)
+{
+	oom_fn = fn;
+}
+
+static void out_of_memory(size_t size)
+{
+	if (oom_fn)
+		oom_fn(size);
+	abort();
+}
+
+void *ga_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *ga_xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *ga_xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+char *ga_xstrdup(const char *s)
+{
+	return ga_xstrndup(s, strlen(s));
+}
+
+char *ga_xstrndup(const char *s, size_t n)
+{
+	char *p;
+	size_t len = strnlen(s, n);
+
+	p = ga_xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *ga_xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vformat(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void ga_array_grow(void *array, size_t *alloc, size_t need, size_t size)
+{
+	void **arr = array;
+	size_t n = *alloc;
+
+	if (need <= n)
+		return;
+	n = n < 16 ? 16 : n;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			out_of_memory(SIZE_MAX);
+		n *= 2;
+	}
+	*arr = ga_xrealloc(*arr, n * size);
+	*alloc = n;
+}
+
+void ga_buf_grow(struct ga_buf *buf, size_t extra)
+{
+	size_t need;
+
+	if (extra > SIZE_MAX - buf->len - 1)
+		out_of_memory(SIZE_MAX);
+	need = buf->len + extra + 1;
+	if (need <= buf->alloc)
+		return;
+	ga_array_grow(&buf->ptr, &buf->alloc, need, 1);
+}
+
+void ga_buf_put(struct ga_buf *buf, const void *data, size_t len)
+{
+	ga_buf_grow(buf, len);
+	if (len)
+		memcpy(buf->ptr + buf->len, data, len);
+	buf->len += len;
+	buf->ptr[buf->len] = '\0';
+}
+
+void ga_buf_puts(struct ga_buf *buf, const char *s)
+{
+	ga_buf_put(buf, s, strlen(s));
+}
+
+void ga_buf_putc(struct ga_buf *buf, int c)
+{
+	char ch = (char)c;
+
+	ga_buf_put(buf, &ch, 1);
+}
+
+void ga_buf_printf(struct ga_buf *buf, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vformat(fmt, ap);
+	va_end(ap);
+	ga_buf_puts(buf, s);
+	free(s);
+}
+
+void ga_buf_setlen(struct ga_buf *buf, size_t len)
+{
+	if (len > buf->len)
+		GA_BUG("ga_buf_setlen beyond the end");
+	buf->len = len;
+	if (buf->ptr)
+		buf->ptr[len] = '\0';
+}
+
+char *ga_buf_detach(struct ga_buf *buf, size_t *len)
+{
+	char *p = buf->ptr ? buf->ptr : ga_xstrdup("");
+
+	if (len)
+		*len = buf->len;
+	buf->ptr = NULL;
+	buf->len = buf->alloc = 0;
+	return p;
+}
+
+void ga_buf_release(struct ga_buf *buf)
+{
+	free(buf->ptr);
+	buf->ptr = NULL;
+	buf->len = buf->alloc = 0;
+}
+
+int ga_put_octal(char *field, size_t width, uint64_t value)
+{
+	size_t digits = width - 1;
+	size_t i;
+
+	if (digits < 22 && (value >> (3 * digits)) != 0)
+		return -1;
+	field[digits] = '\0';
+	for (i = digits; i > 0; i--) {
+		field[i - 1] = (char)('0' + (value & 7));
+		value >>= 3;
+	}
+	return 0;
+}
+
+void ga_bug(const char *file, int line, const char *msg)
+{
+	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, msg);
+	abort();
+}

@@ -1,0 +1,73 @@
+/*
+ * convert.h: git's checkout conversion, as `git archive` applies it to
+ * every regular file it does not stream, in git's order: ident, then
+ * end-of-line (text/eol/crlf attributes, core.autocrlf, core.eol), then
+ * working-tree-encoding (iconv), then the filter driver
+ * (filter.<name>.smudge through `sh -c`, or filter.<name>.process, the
+ * long-running filter protocol version 2), honouring
+ * filter.<name>.required.
+ *
+ * One struct convert serves a whole archive: a long-running process
+ * filter is started on first use and stopped by convert_free().
+ */
+#ifndef GARCHIVE_CONVERT_H
+#define GARCHIVE_CONVERT_H
+
+#include <stddef.h>
+
+#include <git2/types.h>
+
+struct ga_buf;
+struct ga_config;
+struct attr_value;
+
+/* The attributes conversion needs, in this order (see convert_attr_names). */
+enum convert_attr {
+	CONVERT_ATTR_TEXT,
+	CONVERT_ATTR_EOL,
+	CONVERT_ATTR_CRLF,
+	CONVERT_ATTR_IDENT,
+	CONVERT_ATTR_FILTER,
+	CONVERT_ATTR_ENCODING,	/* working-tree-encoding */
+	CONVERT_ATTR_NR
+};
+
+extern const char *const convert_attr_names[CONVERT_ATTR_NR];
+
+/* Metadata a process filter receives with each blob. */
+struct convert_meta {
+	const char *ref;	/* full ref name, or NULL */
+	const char *treeish;	/* hex commit id, or tree id for a tree */
+};
+
+struct convert;
+
+/*
+ * Prepare conversion with the settings of `cfg` (core.autocrlf, core.eol,
+ * filter.*).  `workdir` is the directory filters run in.  `cfg` and
+ * `meta` must outlive the struct.
+ */
+int convert_new(struct convert **out, const struct ga_config *cfg,
+		const char *workdir, const struct convert_meta *meta);
+
+/*
+ * Convert the blob `oid_hex` stored at `path` (relative to the archived
+ * tree) from repository form to work-tree form.  `attrs` holds the
+ * values of convert_attr_names for that path.  On success *out holds the
+ * result (or a copy of the input when nothing applies) and 0 is
+ * returned.  Errors use git's wording, e.g.
+ * "<path>: smudge filter <name> failed" (GA_ERROR).
+ */
+int convert_to_worktree(struct ga_buf *out, struct convert *conv,
+			const char *path, const char *oid_hex,
+			const unsigned char *data, size_t len,
+			const struct attr_value *attrs);
+
+/*
+ * Stop a running process filter (and check how it ended) and free.
+ * convert_finish() may fail; convert_free() never does.
+ */
+int convert_finish(struct convert *conv);
+void convert_free(struct convert *conv);
+
+#endif

@@ -1,0 +1,344 @@
+# t/lib.sh: garchive's shell test library, in the manner of git's test-lib.
+#
+# A test script sets test_description, sources this file, runs
+#
+#	test_expect_success 'what it checks' '
+#		command &&
+#		other command
+#	'
+#
+# and ends with test_done.  Output is TAP.  Every script runs sealed off
+# from the host: its own trash directory (also $HOME), TZ=UTC, LC_ALL=C,
+# no system git config or attributes, fixed author and committer dates.
+#
+# Environment:
+#   GARCHIVE_TEST_VERBOSE=1   show the output of every test body
+#   GARCHIVE_TEST_KEEP=1      keep the trash directory
+
+# Where the built binary and the sources are.
+TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+GARCHIVE_SRC=$(cd "$TEST_DIRECTORY/.." && pwd)
+GARCHIVE_BUILD_DIR=${GARCHIVE_BUILD_DIR:-$GARCHIVE_SRC}
+TEST_NAME=$(basename "$0" .sh)
+TRASH_DIRECTORY="${GARCHIVE_TRASH_ROOT:-$TEST_DIRECTORY}/trash-$TEST_NAME"
+
+if ! test -x "$GARCHIVE_BUILD_DIR/garchive"; then
+	echo "1..0 # SKIP garchive is not built (run make)"
+	exit 0
+fi
+
+# Seal the environment.
+for var in $(env | sed -n 's/^\(GIT_[A-Z_0-9]*\)=.*/\1/p'); do
+	case "$var" in
+	GIT_EXEC_PATH) ;;
+	*) unset "$var" ;;
+	esac
+done
+unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL
+LC_ALL=C
+LANG=C
+TZ=UTC
+GIT_CONFIG_NOSYSTEM=1
+GIT_ATTR_NOSYSTEM=1
+GIT_AUTHOR_NAME='A U Thor'
+GIT_AUTHOR_EMAIL='author@example.com'
+GIT_COMMITTER_NAME='C O Mitter'
+GIT_COMMITTER_EMAIL='committer@example.com'
+GIT_AUTHOR_DATE='1112911993 -0700'
+GIT_COMMITTER_DATE='1112911993 -0700'
+GIT_MERGE_AUTOEDIT=no
+export LC_ALL LANG TZ GIT_CONFIG_NOSYSTEM GIT_ATTR_NOSYSTEM \
+	GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME \
+	GIT_COMMITTER_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_DATE \
+	GIT_MERGE_AUTOEDIT
+umask 022
+
+PATH="$GARCHIVE_BUILD_DIR:$PATH"
+export PATH
+
+rm -rf "$TRASH_DIRECTORY" || exit 1
+mkdir -p "$TRASH_DIRECTORY" || exit 1
+HOME="$TRASH_DIRECTORY"
+export HOME
+cat >"$HOME/.gitconfig" <<\EOF
+[init]
+	defaultBranch = main
+[safe]
+	directory = *
+EOF
+cd "$TRASH_DIRECTORY" || exit 1
+
+test_count=0
+test_failures=0
+test_fixed=0
+test_broken=0
+test_log="$TRASH_DIRECTORY/.test-log"
+test_prereqs=" "
+test_missing_prereqs=" "
+
+say_diag () {
+	sed -e 's/^/# /' "$@"
+}
+
+# test_set_prereq NAME: mark a prerequisite as satisfied.
+test_set_prereq () {
+	test_prereqs="$test_prereqs$1 "
+}
+
+# test_lazy_prereq NAME 'script': the prerequisite holds if the script
+# succeeds; it is evaluated the first time a test asks for it.
+test_lazy_prereq () {
+	eval "test_lazy_prereq_script_$1=\$2"
+}
+
+test_have_prereq () {
+	for prereq in $(echo "$1" | tr ',' ' '); do
+		negate=
+		case "$prereq" in
+		!*) negate=t; prereq=${prereq#!} ;;
+		esac
+		case "$test_prereqs" in
+		*" $prereq "*) have=t ;;
+		*)
+			case "$test_missing_prereqs" in
+			*" $prereq "*) have= ;;
+			*)
+				have=
+				eval "script=\${test_lazy_prereq_script_$prereq-}"
+				if test -n "$script" &&
+				   (mkdir -p "$TRASH_DIRECTORY/.prereq-$prereq" &&
+				    cd "$TRASH_DIRECTORY/.prereq-$prereq" &&
+				    eval "$script") >/dev/null 2>&1
+				then
+					have=t
+					test_set_prereq "$prereq"
+				else
+					test_missing_prereqs="$test_missing_prereqs$prereq "
+				fi
+				;;
+			esac
+			;;
+		esac
+		if test -n "$negate"; then
+			test -z "$have" || return 1
+		else
+			test -n "$have" || return 1
+		fi
+	done
+	return 0
+}
+
+test_run_body_ () {
+	# The body runs in the current shell (so variables carry over)
+	# with its output in the log; `set -e` is not used, the body is
+	# expected to chain with &&.
+	if test -n "$GARCHIVE_TEST_VERBOSE"; then
+		eval "$1"
+	else
+		eval "$1" >"$test_log" 2>&1
+	fi
+	test_body_status=$?
+	cd "$TRASH_DIRECTORY" || exit 1
+	return $test_body_status
+}
+
+test_report_failure_ () {
+	if test -z "$GARCHIVE_TEST_VERBOSE" && test -s "$test_log"; then
+		tail -n 30 "$test_log" | say_diag
+	fi
+	printf '%s\n' "$1" | say_diag
+}
+
+# test_expect_success [PREREQ] 'title' 'body'
+test_expect_success () {
+	test_prereq_=
+	if test $# = 3; then
+		test_prereq_=$1
+		shift
+	fi
+	test_count=$((test_count + 1))
+	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
+		echo "ok $test_count # skip $1 (missing $test_prereq_)"
+		return 0
+	fi
+	if test_run_body_ "$2"; then
+		echo "ok $test_count - $1"
+	else
+		test_failures=$((test_failures + 1))
+		echo "not ok $test_count - $1"
+		test_report_failure_ "$2"
+	fi
+}
+
+# test_expect_failure: a known breakage, reported as TODO.
+test_expect_failure () {
+	test_prereq_=
+	if test $# = 3; then
+		test_prereq_=$1
+		shift
+	fi
+	test_count=$((test_count + 1))
+	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
+		echo "ok $test_count # skip $1 (missing $test_prereq_)"
+		return 0
+	fi
+	if test_run_body_ "$2"; then
+		test_fixed=$((test_fixed + 1))
+		echo "ok $test_count - $1 # TODO known breakage vanished"
+	else
+		test_broken=$((test_broken + 1))
+		echo "not ok $test_count - $1 # TODO known breakage"
+	fi
+}
+
+test_skip_all () {
+	echo "1..0 # SKIP $1"
+	test_cleanup_
+	exit 0
+}
+
+test_cleanup_ () {
+	cd "$TEST_DIRECTORY" || return
+	if test -z "$GARCHIVE_TEST_KEEP" && test "$test_failures" = 0; then
+		chmod -R u+rwx "$TRASH_DIRECTORY" 2>/dev/null
+		rm -rf "$TRASH_DIRECTORY"
+	fi
+}
+
+test_done () {
+	echo "1..$test_count"
+	test_cleanup_
+	test "$test_failures" = 0
+	exit $?
+}
+
+# test_must_fail CMD...: CMD must exit non-zero, but not by a crash
+# (signal) nor with 127 (not found).  test_must_fail ok=sigpipe CMD
+# also accepts death by SIGPIPE.
+test_must_fail () {
+	ok_sigpipe=
+	case "$1" in
+	ok=sigpipe) ok_sigpipe=t; shift ;;
+	esac
+	"$@"
+	exit_code=$?
+	if test $exit_code = 0; then
+		echo >&2 "test_must_fail: command succeeded: $*"
+		return 1
+	elif test $exit_code = 141 && test -n "$ok_sigpipe"; then
+		return 0
+	elif test $exit_code -gt 129 && test $exit_code -le 192; then
+		echo >&2 "test_must_fail: died by signal $((exit_code - 128)): $*"
+		return 1
+	elif test $exit_code = 127; then
+		echo >&2 "test_must_fail: command not found: $*"
+		return 1
+	fi
+	return 0
+}
+
+# test_expect_code N CMD...: CMD must exit with status N.
+test_expect_code () {
+	want=$1
+	shift
+	"$@"
+	exit_code=$?
+	if test $exit_code = "$want"; then
+		return 0
+	fi
+	echo >&2 "test_expect_code: command exited with $exit_code, we wanted $want: $*"
+	return 1
+}
+
+# test_cmp EXPECT ACTUAL: files must be identical; shows a diff if not.
+test_cmp () {
+	if cmp -s "$1" "$2"; then
+		return 0
+	fi
+	echo >&2 "test_cmp: $1 and $2 differ"
+	diff -u "$1" "$2" | head -n 40 >&2
+	cmp "$1" "$2" >&2
+	return 1
+}
+
+# test_must_be_empty FILE
+test_must_be_empty () {
+	if test -s "$1"; then
+		echo >&2 "'$1' is not empty:"
+		head -n 20 "$1" >&2
+		return 1
+	fi
+}
+
+test_path_is_missing () {
+	if test -e "$1" || test -L "$1"; then
+		echo >&2 "path exists: $1"
+		ls -la "$1" >&2
+		return 1
+	fi
+}
+
+test_path_is_file () {
+	test -f "$1" || { echo >&2 "not a file: $1"; return 1; }
+}
+
+# test_tick: move the author and committer dates one minute on.
+test_tick () {
+	if test -z "${test_tick_time+set}"; then
+		test_tick_time=1112911993
+	else
+		test_tick_time=$((test_tick_time + 60))
+	fi
+	GIT_COMMITTER_DATE="$test_tick_time -0700"
+	GIT_AUTHOR_DATE="$test_tick_time -0700"
+	export GIT_COMMITTER_DATE GIT_AUTHOR_DATE
+}
+
+# test_commit MSG [FILE [CONTENT]]: commit a file, tag it MSG.
+test_commit () {
+	file=${2:-$1.t}
+	mkdir -p "$(dirname "$file")" &&
+	printf '%s\n' "${3:-$1}" >"$file" &&
+	git add -- "$file" &&
+	test_tick &&
+	git commit -q -m "$1" &&
+	git tag "$1"
+}
+
+# diagnostics FILE: the fatal/error/warning lines of a stderr file.
+diagnostics () {
+	grep -E '^(fatal|error|warning):' "$1" || :
+}
+
+# test_same_as_git [-C DIR] [GIT_ARGS...] -- ARGS...: run `git archive
+# ARGS` and `garchive ARGS` in the same way and require the same stdout
+# bytes, exit status and diagnostic lines.  Options before `--` go to
+# the reference git only (e.g. -c tar.tgz.command='gzip -cn').
+test_same_as_git () {
+	git_opts=
+	while test $# -gt 0 && test "$1" != --; do
+		git_opts="$git_opts $(printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")")"
+		shift
+	done
+	shift
+	eval "git $git_opts archive \"\$@\"" >expect.out 2>expect.err
+	expect_code=$?
+	garchive "$@" >actual.out 2>actual.err
+	actual_code=$?
+	diagnostics expect.err >expect.diag
+	diagnostics actual.err >actual.diag
+	if test $expect_code != $actual_code; then
+		echo >&2 "exit status: git $expect_code, garchive $actual_code"
+		cat actual.err >&2
+		return 1
+	fi
+	test_cmp expect.diag actual.diag &&
+	test_cmp expect.out actual.out
+}
+
+# Pick up a missing-tool prerequisite quickly.
+test_lazy_prereq GZIP 'gzip --version'
+test_lazy_prereq XZ 'xz --version'
+test_lazy_prereq UNZIP 'unzip -v'
+test_lazy_prereq SYMLINKS 'ln -s x y && test -h y'
+test_lazy_prereq NOT_ROOT 'test "$(id -u)" != 0'
