@@ -48,6 +48,16 @@ int config_get_bool(int *out, const struct ga_config *cfg, const char *name);
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
 		     const char *name);
 
+/*
+ * Parse one value of key `name` as git does (for callers that see every
+ * occurrence through config_foreach).  Messages are git 2.39's: "bad
+ * numeric config value '<v>' for '<name>': invalid unit|out of range",
+ * "bad boolean config value '<v>' for '<name>'".  A NULL value is ""
+ * for numbers and true for booleans.
+ */
+int config_parse_bool(int *out, const char *name, const char *value);
+int config_parse_int64(int64_t *out, const char *name, const char *value);
+
 /* Where a value came from, for messages: " in file <path>" or "". */
 const char *config_origin(const struct ga_config *cfg, const char *name);
 
