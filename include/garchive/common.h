@@ -163,6 +163,9 @@ int ga_put_octal(char *field, size_t width, uint64_t value);
 /* Round `n` up to a multiple of `to` (a power of two). */
 #define GA_ALIGN_UP(n, to) (((n) + ((to) - 1)) & ~((uint64_t)(to) - 1))
 
+/* Room for a hex object id of any hash git knows (SHA-256: 64). */
+#define GA_OID_MAX_HEXSZ 64
+
 #define GA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Abort on an impossible state; never for input or I/O problems. */

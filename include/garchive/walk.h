@@ -14,6 +14,8 @@
 
 #include <git2/types.h>
 
+#include "pathspec.h"
+
 struct ga_config;
 struct treeish;
 struct extra_file;
@@ -68,6 +70,12 @@ struct walk_options {
 	size_t nr_extras;
 	int worktree_attributes;
 	int threads;			/* blob prefetch workers, 0 = default */
+	/* Decided by main from the environment and config: */
+	const char *toplevel;		/* work tree top, for pathspec messages */
+	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
+	const char *attr_global_file;	/* core.attributesFile or XDG default */
+	const char *attr_info_file;	/* $GIT_DIR/info/attributes */
+	struct pathspec_env pathspec_env;
 };
 
 struct walk;

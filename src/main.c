@@ -1,0 +1,512 @@
+/*
+ * main.c: garchive's process.  It wires the stages together
+ *
+ *	cli -> treeish -> walk -> tar|zip -> filter
+ *
+ * and is the only place that prints diagnostics and picks the exit
+ * status, as git does: "fatal:" and 128 for runtime errors, "error:"
+ * and 129 for usage errors, "error:" and 255 for a failure while entries
+ * are written, death by SIGPIPE when the reader of our output goes away.
+ *
+ * It also makes -o atomic: the archive goes to a temporary file in the
+ * target's directory, renamed over the target only on success.
+ */
+#include "garchive/archive.h"
+#include "garchive/cli.h"
+#include "garchive/common.h"
+#include "garchive/config.h"
+#include "garchive/filter.h"
+#include "garchive/format.h"
+#include "garchive/treeish.h"
+#include "garchive/walk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#ifndef GARCHIVE_VERSION
+#define GARCHIVE_VERSION "0.1.0"
+#endif
+
+/* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
+#define SYSTEM_ATTRIBUTES "/etc/gitattributes"
+
+/* Where the archive goes: stdout, or -o FILE through a temporary file. */
+struct output {
+	const char *path;	/* the target, NULL for stdout */
+	char *tmp;		/* temporary file being written, or NULL */
+	int fd;
+};
+
+/* Everything one run owns, released in one place. */
+struct run {
+	struct cli_global global;
+	struct archive_options opts;
+	git_repository *repo;
+	struct ga_config *config;
+	struct format_list formats;
+	char *cwd_prefix;	/* "" or "sub/dir/" */
+	char *output_path;	/* -o file, as opened */
+	struct output out;
+	struct treeish treeish;
+	struct walk *walk;
+	struct sink *sink;
+	struct archive_writer *writer;
+	char *attr_global;
+	char *attr_info;
+};
+
+static void report(enum ga_report_kind kind, const char *msg, void *payload)
+{
+	(void)payload;
+	fprintf(stderr, "%s: %s\n",
+		kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+}
+
+static void out_of_memory(size_t size)
+{
+	fprintf(stderr, "fatal: Out of memory, malloc failed (tried to "
+		"allocate %zu bytes)\n", size);
+	exit(128);
+}
+
+/* ---- repository and paths ---- */
+
+/*
+ * The subdirectory of the work tree we run in, as git's "prefix": ""
+ * at the top or outside the work tree, else "dir/sub/".
+ */
+static char *compute_cwd_prefix(git_repository *repo)
+{
+	const char *workdir = repo ? git_repository_workdir(repo) : NULL;
+	char cwd[PATH_MAX], top[PATH_MAX];
+	size_t len;
+
+	if (!workdir || !getcwd(cwd, sizeof(cwd)) || !realpath(workdir, top))
+		return ga_xstrdup("");
+	len = strlen(top);
+	while (len > 1 && top[len - 1] == '/')
+		top[--len] = '\0';
+	if (strncmp(cwd, top, len) || (cwd[len] && cwd[len] != '/'))
+		return ga_xstrdup("");
+	if (!cwd[len] || !cwd[len + 1])
+		return ga_xstrdup("");
+	return ga_xstrfmt("%s/", cwd + len + 1);
+}
+
+static int open_repository(struct run *r)
+{
+	int error = git_repository_open_ext(&r->repo, ".",
+					    GIT_REPOSITORY_OPEN_FROM_ENV, NULL);
+
+	if (error == GIT_ENOTFOUND) {
+		r->repo = NULL;	/* not in a repository: fine until needed */
+		git_error_clear();
+	} else if (error < 0) {
+		return ga_error_from_git(NULL);
+	}
+	r->cwd_prefix = compute_cwd_prefix(r->repo);
+	return 0;
+}
+
+/* ---- -o ---- */
+
+/*
+ * Open the output.  A regular file (or a new one) is written through a
+ * temporary file beside it; anything else that exists (a device, a
+ * FIFO) is written directly, since it cannot be replaced by rename.
+ */
+static int output_open(struct output *o, const char *path, mode_t umask_bits)
+{
+	struct stat st;
+	const char *slash;
+	int fd;
+
+	o->path = path;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0)
+			return ga_error_errno(errno, "could not open '%s' for "
+					      "writing", path);
+		o->fd = fd;
+		return 0;
+	}
+	slash = strrchr(path, '/');
+	if (slash)
+		o->tmp = ga_xstrfmt("%.*s/.garchive-XXXXXX",
+				    (int)(slash - path), path);
+	else
+		o->tmp = ga_xstrdup(".garchive-XXXXXX");
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int err = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return ga_error_errno(err, "could not open '%s' for writing",
+				      path);
+	}
+	/* mkstemp makes 0600; give what open(..., 0666) would have. */
+	if (fchmod(fd, 0666 & ~umask_bits) < 0) {
+		int err = errno;
+
+		close(fd);
+		unlink(o->tmp);
+		return ga_error_errno(err, "could not open '%s' for writing",
+				      path);
+	}
+	o->fd = fd;
+	return 0;
+}
+
+static int output_commit(struct output *o)
+{
+	int fd = o->fd;
+
+	if (!o->path)
+		return 0;
+	o->fd = -1;
+	if (close(fd) < 0)
+		return ga_error_errno(errno, "write error");
+	if (o->tmp) {
+		if (rename(o->tmp, o->path) < 0)
+			return ga_error_errno(errno, "unable to rename '%s' to "
+					      "'%s'", o->tmp, o->path);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	return 0;
+}
+
+/* Remove what a failed run wrote; never leaves a partial -o file. */
+static void output_abort(struct output *o)
+{
+	if (o->path && o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}
+
+/* ---- the archive ---- */
+
+static void print_formats(const struct format_list *formats)
+{
+	size_t i;
+
+	for (i = 0; i < formats->nr; i++)
+		printf("%s\n", formats->items[i].name);
+	fflush(stdout);
+}
+
+static char *default_global_attributes(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return ga_xstrfmt("%s/git/attributes", xdg);
+	if (home)
+		return ga_xstrfmt("%s/.config/git/attributes", home);
+	return NULL;
+}
+
+/* Expand a leading "~/" as git does for core.attributesFile. */
+static char *expand_home(const char *path)
+{
+	const char *home = getenv("HOME");
+
+	if (!strncmp(path, "~/", 2) && home)
+		return ga_xstrfmt("%s%s", home, path + 1);
+	return ga_xstrdup(path);
+}
+
+static int env_bool(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") && strcasecmp(v, "false");
+}
+
+static void fill_walk_options(struct run *r, struct walk_options *wo)
+{
+	const char *attrfile = NULL;
+
+	memset(wo, 0, sizeof(*wo));
+	wo->treeish = &r->treeish;
+	wo->config = r->config;
+	wo->prefix = r->opts.prefix ? r->opts.prefix : "";
+	wo->cwd_prefix = r->cwd_prefix;
+	wo->pathspecs = r->opts.pathspecs;
+	wo->nr_pathspecs = r->opts.nr_pathspecs;
+	wo->extras = r->opts.extras;
+	wo->nr_extras = r->opts.nr_extras;
+	wo->worktree_attributes = r->opts.worktree_attributes;
+	wo->threads = r->opts.threads;
+	wo->toplevel = git_repository_workdir(r->repo);
+	if (!wo->toplevel)
+		wo->toplevel = git_repository_path(r->repo);
+
+	if (!getenv("GIT_ATTR_NOSYSTEM") || !env_bool("GIT_ATTR_NOSYSTEM"))
+		wo->attr_system_file = SYSTEM_ATTRIBUTES;
+	if (config_get_string(&attrfile, r->config,
+			      "core.attributesfile") == 0 && attrfile)
+		r->attr_global = expand_home(attrfile);
+	else
+		r->attr_global = default_global_attributes();
+	wo->attr_global_file = r->attr_global;
+	r->attr_info = ga_xstrfmt("%sinfo/attributes",
+				  git_repository_commondir(r->repo));
+	wo->attr_info_file = r->attr_info;
+
+	wo->pathspec_env.glob = env_bool("GIT_GLOB_PATHSPECS");
+	wo->pathspec_env.noglob = env_bool("GIT_NOGLOB_PATHSPECS");
+	wo->pathspec_env.icase = env_bool("GIT_ICASE_PATHSPECS");
+	wo->pathspec_env.literal = env_bool("GIT_LITERAL_PATHSPECS");
+}
+
+static void fill_archive_args(struct run *r, struct archive_args *args,
+			      char *commit_hex)
+{
+	time_t t;
+
+	memset(args, 0, sizeof(*args));
+	args->mtime = r->treeish.mtime;
+	if (r->treeish.commit) {
+		git_oid_tostr(commit_hex, GA_OID_MAX_HEXSZ + 1,
+			      &r->treeish.commit_id);
+		args->commit_hex = commit_hex;
+	}
+	args->level = r->opts.level;
+	args->tar_umask = r->formats.tar_umask;
+	args->threads = r->opts.threads;
+	t = (time_t)r->treeish.mtime;
+	localtime_r(&t, &args->mtime_local);
+}
+
+static int write_entries(struct run *r)
+{
+	struct archive_entry *entry;
+	int error;
+
+	while ((error = walk_next(&entry, r->walk)) == 0) {
+		if (r->opts.verbose && !entry->is_extra)
+			fprintf(stderr, "%.*s\n", (int)entry->path_len,
+				entry->path);
+		if ((error = r->writer->add(r->writer, entry)) < 0)
+			return error;
+	}
+	return error == GA_ITEROVER ? 0 : error;
+}
+
+static int write_archive(struct run *r)
+{
+	const struct format *fmt = r->opts.format;
+	struct treeish_options to = { 0 };
+	struct walk_options wo;
+	struct archive_args args;
+	char commit_hex[GA_OID_MAX_HEXSZ + 1];
+	int error;
+
+	to.name = r->opts.treeish;
+	to.cwd_prefix = r->cwd_prefix;
+	to.mtime = r->opts.mtime;
+	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
+		return error;
+
+	fill_walk_options(r, &wo);
+	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
+		return error;
+
+	fill_archive_args(r, &args, commit_hex);
+	if ((error = filter_open(&r->sink, &fmt->filter, r->opts.level,
+				 r->out.fd)) < 0)
+		return error;
+	if (fmt->writer == FORMAT_ZIP)
+		error = zip_writer_new(&r->writer, r->sink, &args);
+	else
+		error = tar_writer_new(&r->writer, r->sink, &args);
+	if (error < 0)
+		return error;
+	if ((error = write_entries(r)) < 0 ||
+	    (error = r->writer->finish(r->writer)) < 0)
+		return error;
+	return r->sink->finish(r->sink);
+}
+
+static int run_archive(struct run *r)
+{
+	mode_t umask_bits = umask(0);
+	int error;
+
+	umask(umask_bits);
+	if ((error = open_repository(r)) < 0)
+		return error;
+	if ((error = config_load(&r->config, r->repo,
+				 (const char *const *)r->global.config,
+				 r->global.nr_config)) < 0)
+		return error;
+	if ((error = format_list_load(&r->formats, r->config,
+				      (unsigned int)umask_bits)) < 0)
+		return error;
+	if ((error = cli_parse_pass1(&r->opts, r->global.argc,
+				     r->global.argv)) < 0)
+		return error;
+
+	if (r->opts.output) {
+		/*
+		 * git changes to the top of the work tree and prefixes -o
+		 * with the subdirectory, except for "-", which lands at the
+		 * top.  The prefixed name is also what the format is
+		 * inferred from.
+		 */
+		const char *o = r->opts.output;
+		const char *top = r->repo ? git_repository_workdir(r->repo)
+					  : NULL;
+		char *named;
+
+		if (o[0] == '/')
+			named = ga_xstrdup(o);
+		else if (!strcmp(o, "-"))
+			named = ga_xstrdup(o);
+		else
+			named = ga_xstrfmt("%s%s", r->cwd_prefix, o);
+		if (!strcmp(o, "-") && top && *r->cwd_prefix)
+			r->output_path = ga_xstrfmt("%s-", top);
+		else
+			r->output_path = ga_xstrdup(o);
+		free(r->opts.output);
+		r->opts.output = named;
+		if ((error = output_open(&r->out, r->output_path,
+					 umask_bits)) < 0)
+			return error;
+	}
+	if (r->opts.remote)
+		return ga_error_set("--remote is not supported yet");
+
+	if ((error = cli_parse_archive(&r->opts, &r->formats, r->cwd_prefix,
+				       0)) < 0)
+		return error;
+	if (r->opts.list) {
+		print_formats(&r->formats);
+		return 0;
+	}
+	if (!r->repo)
+		return ga_error_set("not a git repository (or any of the "
+				    "parent directories): .git");
+	return write_archive(r);
+}
+
+static void run_release(struct run *r)
+{
+	if (r->writer)
+		r->writer->free(r->writer);
+	if (r->sink)
+		r->sink->free(r->sink);
+	walk_free(r->walk);
+	treeish_release(&r->treeish);
+	format_list_release(&r->formats);
+	config_free(r->config);
+	git_repository_free(r->repo);
+	cli_options_release(&r->opts);
+	cli_global_release(&r->global);
+	free(r->cwd_prefix);
+	free(r->output_path);
+	free(r->attr_global);
+	free(r->attr_info);
+}
+
+/* Print the stored error as git would and return git's exit status. */
+static int report_failure(int code)
+{
+	const char *msg = ga_error_message();
+
+	switch (code) {
+	case GA_EUSAGE:
+		if (*msg)
+			fprintf(stderr, "error: %s\n", msg);
+		if (ga_error_usage_dest() == GA_USAGE_STDOUT) {
+			fputs(cli_usage(), stdout);
+			fflush(stdout);
+		} else if (ga_error_usage_dest() == GA_USAGE_STDERR) {
+			fputs(cli_usage(), stderr);
+		}
+		return 129;
+	case GA_EARCHIVE:
+		fprintf(stderr, "error: %s\n", msg);
+		return 255;
+	default:
+		fprintf(stderr, "fatal: %s\n", *msg ? msg : "unknown error");
+		return 128;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct run r;
+	int error, status = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.out.fd = 1;
+	ga_set_report_handler(report, NULL);
+	ga_set_oom_handler(out_of_memory);
+	/*
+	 * Broken pipes come back as EPIPE so a partial -o file can be
+	 * removed first; then we die of SIGPIPE as git would.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	git_libgit2_init();
+	/* git does not re-hash objects it reads for an archive either. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+
+	error = cli_parse_global(&r.global, argc, argv);
+	if (!error) {
+		switch (r.global.command) {
+		case CLI_ARCHIVE:
+			error = run_archive(&r);
+			break;
+		case CLI_VERSION:
+			printf("garchive version %s\n", GARCHIVE_VERSION);
+			break;
+		case CLI_HELP:
+			error = ga_error_set("help is not supported yet");
+			break;
+		case CLI_UPLOAD_ARCHIVE:
+			error = ga_error_set("upload-archive is not supported yet");
+			break;
+		case CLI_GET_TAR_COMMIT_ID:
+			error = ga_error_set("get-tar-commit-id is not supported yet");
+			break;
+		}
+	}
+	if (!error)
+		error = output_commit(&r.out);
+	if (!error && fflush(stdout) != 0)
+		error = ga_error_errno(errno, "write error");
+
+	if (error) {
+		output_abort(&r.out);
+		if (error == GA_EPIPE) {
+			run_release(&r);
+			git_libgit2_shutdown();
+			signal(SIGPIPE, SIG_DFL);
+			raise(SIGPIPE);
+			return 141;
+		}
+		status = report_failure(error);
+	}
+	run_release(&r);
+	git_libgit2_shutdown();
+	return status;
+}

@@ -1,0 +1,877 @@
+/*
+ * walk.c: the archived tree as a sequence of final entries.
+ *
+ * Order and selection are git's (fact sheet §3): tree entries in stored
+ * order, depth-first and pre-order; a directory is held back until the
+ * first non-directory entry below it is reached, so empty trees never
+ * appear and a directory whose files are all export-ignored still does;
+ * pathspecs select non-directory entries and their parents come along.
+ * The `--prefix` directory comes first and the extra files last.
+ *
+ * Before the walk, git 2.39 checks every pathspec and (unless
+ * --worktree-attributes) loads the whole tree into an index, which reads
+ * every tree and checks every blob exists.  Both checks run here first,
+ * with git's messages, so a broken repository fails the same way.
+ */
+#include "garchive/walk.h"
+#include "garchive/common.h"
+#include "garchive/config.h"
+#include "garchive/cli.h"
+#include "garchive/treeish.h"
+#include "attr.h"
+#include "convert.h"
+#include "pathspec.h"
+#include "subst.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+/* git's default core.bigFileThreshold. */
+#define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
+
+/* Attributes looked up for every non-directory entry. */
+enum entry_attr {
+	A_EXPORT_IGNORE,
+	A_EXPORT_SUBST,
+	A_DIFF,
+	A_CONVERT,		/* first of CONVERT_ATTR_NR conversion attributes */
+	A_NR = A_CONVERT + CONVERT_ATTR_NR
+};
+
+/* A tree being walked. */
+struct frame {
+	git_tree *tree;
+	size_t next;		/* index of the next entry to visit */
+	size_t rel_len;		/* length of its path in walk->rel, with '/' */
+	int emitted;		/* its directory entry was produced */
+	char oid_hex[GA_OID_MAX_HEXSZ + 1];
+};
+
+/* A blob handed out piecewise: a libgit2 read stream, or memory. */
+struct blob_stream {
+	struct entry_stream base;
+	git_odb_stream *odb_stream;
+	git_odb_object *obj;
+	size_t pos;
+	const char *oid_hex;
+};
+
+enum walk_phase { PHASE_PREFIX, PHASE_TREE, PHASE_EXTRAS, PHASE_DONE };
+
+struct walk {
+	git_repository *repo;
+	git_odb *odb;
+	const struct walk_options *opts;
+	const struct treeish *treeish;
+	struct pathspec *ps;
+	struct attr_stack *attrs;
+	struct convert *conv;
+	struct subst *subst;
+	uint64_t big_file_threshold;
+	size_t prefix_len;
+
+	enum walk_phase phase;
+	struct frame *frames;
+	size_t depth, alloc_frames;	/* frames[0 .. depth-1] are open */
+	struct ga_buf rel;		/* path of the current entry, relative */
+	const git_tree_entry *pending;	/* non-dir entry waiting for its dirs */
+	size_t extra_next;
+
+	/* The entry handed out last, and what it owns. */
+	struct archive_entry entry;
+	struct ga_buf path;
+	char oid_hex[GA_OID_MAX_HEXSZ + 1];
+	git_odb_object *obj;
+	struct ga_buf content;
+	struct blob_stream stream;
+	struct convert_meta meta;
+	char treeish_hex[GA_OID_MAX_HEXSZ + 1];
+};
+
+static uint32_t canonical_mode(git_filemode_t mode)
+{
+	switch (mode & 0170000) {
+	case 0040000:
+		return WALK_MODE_DIR;
+	case 0120000:
+		return WALK_MODE_SYMLINK;
+	case 0160000:
+		return WALK_MODE_GITLINK;
+	case 0100000:
+		return (mode & 0100) ? WALK_MODE_EXEC : WALK_MODE_FILE;
+	}
+	return (uint32_t)mode;	/* unknown: the writer refuses it */
+}
+
+static int is_dir_mode(uint32_t mode)
+{
+	return mode == WALK_MODE_DIR;
+}
+
+/* ---- attributes ---- */
+
+/*
+ * Read "<dir>/.gitattributes" from the archived tree: what git's
+ * in-memory index holds when --worktree-attributes is not given.
+ */
+static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
+{
+	struct walk *w = payload;
+	git_tree_entry *te = NULL;
+	git_odb_object *obj = NULL;
+	char *path;
+	int error;
+
+	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
+		    : ga_xstrdup(".gitattributes");
+	error = git_tree_entry_bypath(&te, w->treeish->tree, path);
+	free(path);
+	if (error < 0 || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		git_tree_entry_free(te);
+		return GA_ENOTFOUND;
+	}
+	error = git_odb_read(&obj, w->odb, git_tree_entry_id(te));
+	git_tree_entry_free(te);
+	if (error < 0)
+		return GA_ENOTFOUND;
+	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
+	git_odb_object_free(obj);
+	return 0;
+}
+
+/*
+ * With --worktree-attributes git reads the files of the work tree.  It
+ * has changed to the top of the work tree, so the paths it asks for are
+ * taken from there even when the archived tree is a subdirectory.
+ */
+static int read_worktree_attrs(struct ga_buf *out, const char *dir,
+			       void *payload)
+{
+	struct walk *w = payload;
+	const char *top = git_repository_workdir(w->repo);
+	char buf[65536];
+	char *path;
+	ssize_t n;
+	int fd;
+
+	if (!top)
+		return GA_ENOTFOUND;
+	path = *dir ? ga_xstrfmt("%s%s/.gitattributes", top, dir)
+		    : ga_xstrfmt("%s.gitattributes", top);
+	fd = open(path, O_RDONLY | O_NOFOLLOW);
+	free(path);
+	if (fd < 0)
+		return GA_ENOTFOUND;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		ga_buf_put(out, buf, (size_t)n);
+	close(fd);
+	return 0;
+}
+
+static int setup_attrs(struct walk *w)
+{
+	const struct walk_options *o = w->opts;
+	struct attr_stack_options ao = { 0 };
+	int ignore_case = 0;
+
+	ao.system_file = o->attr_system_file;
+	ao.global_file = o->attr_global_file;
+	ao.info_file = o->attr_info_file;
+	ao.payload = w;
+	if (o->worktree_attributes)
+		ao.read_dir = read_worktree_attrs;
+	else
+		ao.read_dir = read_tree_attrs;
+	if (config_get_bool(&ignore_case, o->config, "core.ignorecase") < 0)
+		ignore_case = 0;
+	ao.ignore_case = ignore_case;
+	return attr_stack_new(&w->attrs, &ao);
+}
+
+static const char *const entry_attr_names[A_NR] = {
+	"export-ignore",
+	"export-subst",
+	"diff",
+	/* conversion attributes, in convert.h's order */
+	"text", "eol", "crlf", "ident", "filter", "working-tree-encoding",
+};
+
+static int lookup_attrs(struct attr_value *out, struct walk *w,
+			const char *path, int is_dir, size_t nr)
+{
+	return attr_check(out, w->attrs, path, is_dir, entry_attr_names, nr);
+}
+
+static int attr_is_set(const struct attr_value *v)
+{
+	return v->state == ATTR_SET;
+}
+
+/* Callback for :(attr:...) pathspecs. */
+static int pathspec_attrs(struct attr_value *out, const char *path,
+			  int is_dir, const char *const *names, size_t nr,
+			  void *payload)
+{
+	struct walk *w = payload;
+
+	return attr_check(out, w->attrs, path, is_dir, names, nr);
+}
+
+/*
+ * The zip "text" bit follows the diff attribute: set means text, unset
+ * (or the binary macro) means binary, a driver decides through
+ * diff.<driver>.binary, and anything else leaves it to the content.
+ */
+static enum entry_text text_hint(struct walk *w, const struct attr_value *diff)
+{
+	char *key;
+	int binary, error;
+
+	switch (diff->state) {
+	case ATTR_SET:
+		return ENTRY_TEXT;
+	case ATTR_UNSET:
+		return ENTRY_BINARY;
+	case ATTR_VALUE:
+		key = ga_xstrfmt("diff.%s.binary", diff->value);
+		error = config_get_bool(&binary, w->opts->config, key);
+		free(key);
+		if (error < 0) {
+			ga_error_clear();
+			return ENTRY_TEXT_SNIFF;
+		}
+		return binary ? ENTRY_BINARY : ENTRY_TEXT;
+	default:
+		return ENTRY_TEXT_SNIFF;
+	}
+}
+
+/* ---- the checks git makes before writing ---- */
+
+struct check_state {
+	struct walk *w;
+	unsigned char *matched;		/* per pathspec item */
+	size_t unmatched;
+	int check_blobs;		/* index load: blobs must exist */
+	int reported;			/* "invalid object" said once */
+};
+
+static int check_tree(struct check_state *st, git_tree *tree,
+		      struct ga_buf *rel, unsigned int depth);
+
+static int check_entry(struct check_state *st, const git_tree_entry *te,
+		       struct ga_buf *rel, unsigned int depth)
+{
+	struct walk *w = st->w;
+	uint32_t mode = canonical_mode(git_tree_entry_filemode(te));
+	size_t len = rel->len;
+	size_t i;
+	int is_dir = is_dir_mode(mode);
+	int error = 0;
+
+	ga_buf_puts(rel, git_tree_entry_name(te));
+	for (i = 0; w->ps && i < pathspec_nr(w->ps); i++) {
+		if (st->matched[i])
+			continue;
+		error = pathspec_item_match(w->ps, i, rel->ptr,
+					    is_dir || mode == WALK_MODE_GITLINK,
+					    pathspec_attrs, w);
+		if (error < 0)
+			goto done;
+		if (error) {
+			st->matched[i] = 1;
+			st->unmatched--;
+		}
+	}
+	error = 0;
+	if (st->check_blobs && !is_dir && mode != WALK_MODE_GITLINK &&
+	    !st->reported && !git_odb_exists(w->odb, git_tree_entry_id(te))) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
+		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
+			  (unsigned int)mode, hex, rel->ptr);
+		st->reported = 1;
+	}
+	if (is_dir && (st->check_blobs || st->unmatched)) {
+		git_tree *sub = NULL;
+
+		if (git_tree_lookup(&sub, w->repo, git_tree_entry_id(te)) < 0) {
+			char hex[GA_OID_MAX_HEXSZ + 1];
+
+			git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
+			error = ga_error_set("unable to read tree %s", hex);
+			goto done;
+		}
+		ga_buf_putc(rel, '/');
+		error = check_tree(st, sub, rel, depth + 1);
+		git_tree_free(sub);
+	}
+done:
+	ga_buf_setlen(rel, len);
+	return error;
+}
+
+static int check_tree(struct check_state *st, git_tree *tree,
+		      struct ga_buf *rel, unsigned int depth)
+{
+	size_t i, nr = git_tree_entrycount(tree);
+	int error;
+
+	for (i = 0; i < nr; i++) {
+		if (!st->check_blobs && !st->unmatched)
+			return 0;
+		error = check_entry(st, git_tree_entry_byindex(tree, i), rel,
+				    depth);
+		if (error < 0)
+			return error;
+	}
+	return 0;
+}
+
+/*
+ * Every pathspec item must match something, checked in command-line
+ * order; then, as git's index load does, every tree must be readable
+ * and every blob present (a missing one is only reported here; reading
+ * it later fails the archive).
+ */
+static int run_checks(struct walk *w)
+{
+	struct check_state st = { w, NULL, 0, 0, 0 };
+	struct ga_buf rel = GA_BUF_INIT;
+	size_t i, nr = w->ps ? pathspec_nr(w->ps) : 0;
+	int error = 0;
+
+	if (nr) {
+		st.matched = ga_xcalloc(nr, 1);
+		st.unmatched = nr;
+		ga_buf_puts(&rel, "");
+		error = check_tree(&st, w->treeish->tree, &rel, 0);
+		for (i = 0; !error && i < nr; i++)
+			if (!st.matched[i])
+				error = ga_error_set("pathspec '%s' did not "
+						     "match any files",
+						     pathspec_original(w->ps, i));
+	}
+	if (!error && !w->opts->worktree_attributes) {
+		st.check_blobs = 1;
+		st.unmatched = 0;
+		ga_buf_setlen(&rel, 0);
+		ga_buf_puts(&rel, "");
+		error = check_tree(&st, w->treeish->tree, &rel, 0);
+	}
+	free(st.matched);
+	ga_buf_release(&rel);
+	return error;
+}
+
+/* ---- setup ---- */
+
+static int read_threshold(struct walk *w)
+{
+	int64_t v;
+	int error;
+
+	w->big_file_threshold = DEFAULT_BIG_FILE_THRESHOLD;
+	error = config_get_int64(&v, w->opts->config, "core.bigfilethreshold");
+	if (error == GA_ENOTFOUND)
+		return 0;
+	if (error < 0)
+		return error;
+	if (v < 0) {
+		const char *s = "";
+
+		config_get_string(&s, w->opts->config, "core.bigfilethreshold");
+		return ga_error_set("bad numeric config value '%s' for "
+				    "'core.bigfilethreshold': invalid unit",
+				    s ? s : "");
+	}
+	w->big_file_threshold = (uint64_t)v;
+	return 0;
+}
+
+static void push_frame(struct walk *w, git_tree *tree, size_t rel_len)
+{
+	struct frame *f;
+
+	GA_ALLOC_GROW(w->frames, w->depth + 1, w->alloc_frames);
+	f = &w->frames[w->depth++];
+	memset(f, 0, sizeof(*f));
+	f->tree = tree;
+	f->rel_len = rel_len;
+	git_oid_tostr(f->oid_hex, sizeof(f->oid_hex), git_tree_id(tree));
+}
+
+int walk_new(struct walk **out, git_repository *repo,
+	     const struct walk_options *opts)
+{
+	struct walk *w = ga_xcalloc(1, sizeof(*w));
+	git_tree *root = NULL;
+	int error;
+
+	w->repo = repo;
+	w->opts = opts;
+	w->treeish = opts->treeish;
+	w->prefix_len = strlen(opts->prefix ? opts->prefix : "");
+	w->phase = PHASE_PREFIX;
+
+	if (git_repository_odb(&w->odb, repo) < 0) {
+		error = ga_error_from_git(NULL);
+		goto fail;
+	}
+	if ((error = read_threshold(w)) < 0)
+		goto fail;
+	if ((error = setup_attrs(w)) < 0)
+		goto fail;
+	if (opts->nr_pathspecs &&
+	    (error = pathspec_parse(&w->ps, opts->pathspecs,
+				    opts->nr_pathspecs, opts->toplevel,
+				    &opts->pathspec_env)) < 0)
+		goto fail;
+	if ((error = run_checks(w)) < 0)
+		goto fail;
+
+	if (git_tree_dup(&root, w->treeish->tree) < 0) {
+		error = ga_error_from_git(NULL);
+		goto fail;
+	}
+	push_frame(w, root, 0);
+	w->frames[0].emitted = 1;	/* the root never gets an entry */
+
+	git_oid_tostr(w->treeish_hex, sizeof(w->treeish_hex),
+		      w->treeish->commit ? &w->treeish->commit_id
+					 : &w->treeish->tree_id);
+	w->meta.ref = w->treeish->refname;
+	w->meta.treeish = w->treeish_hex;
+	*out = w;
+	return 0;
+fail:
+	walk_free(w);
+	return error;
+}
+
+/* ---- producing entries ---- */
+
+/* Drop what the previous entry owned. */
+static void reset_entry(struct walk *w)
+{
+	if (w->entry.data_heap)
+		free(w->entry.data);
+	memset(&w->entry, 0, sizeof(w->entry));
+	git_odb_object_free(w->obj);
+	w->obj = NULL;
+	if (w->stream.odb_stream)
+		git_odb_stream_free(w->stream.odb_stream);
+	git_odb_object_free(w->stream.obj);
+	memset(&w->stream, 0, sizeof(w->stream));
+	ga_buf_setlen(&w->content, 0);
+}
+
+static void set_path(struct walk *w, const char *rel, size_t len,
+		     int trailing_slash)
+{
+	ga_buf_setlen(&w->path, 0);
+	ga_buf_put(&w->path, w->opts->prefix, w->prefix_len);
+	ga_buf_put(&w->path, rel, len);
+	if (trailing_slash)
+		ga_buf_putc(&w->path, '/');
+	w->entry.path = w->path.ptr;
+	w->entry.path_len = w->path.len;
+}
+
+static int stream_read(struct entry_stream *s, unsigned char *buf,
+		       size_t cap, size_t *nread)
+{
+	struct blob_stream *bs = (struct blob_stream *)s;
+
+	if (bs->odb_stream) {
+		int n = git_odb_stream_read(bs->odb_stream, (char *)buf,
+					    cap > INT32_MAX ? INT32_MAX : cap);
+
+		if (n < 0)
+			return ga_error_code(GA_EARCHIVE,
+					     "cannot stream blob %s",
+					     bs->oid_hex);
+		*nread = (size_t)n;
+		return 0;
+	} else {
+		size_t size = git_odb_object_size(bs->obj);
+		size_t n = size - bs->pos < cap ? size - bs->pos : cap;
+
+		memcpy(buf, (const char *)git_odb_object_data(bs->obj) +
+			    bs->pos, n);
+		bs->pos += n;
+		*nread = n;
+		return 0;
+	}
+}
+
+/*
+ * A blob above core.bigFileThreshold is handed out unconverted, in
+ * pieces.  libgit2 streams loose objects only; a packed blob is
+ * inflated whole and then handed out from memory.
+ */
+static int open_stream(struct walk *w, const git_oid *oid, size_t size)
+{
+	git_object_t type;
+	size_t len;
+
+	w->stream.base.read = stream_read;
+	w->stream.oid_hex = w->oid_hex;
+	if (git_odb_open_rstream(&w->stream.odb_stream, &len, &type, w->odb,
+				 oid) < 0) {
+		w->stream.odb_stream = NULL;
+		if (git_odb_read(&w->stream.obj, w->odb, oid) < 0)
+			return ga_error_code(GA_EARCHIVE, "cannot read '%s'",
+					     w->oid_hex);
+	}
+	w->entry.stream = &w->stream.base;
+	w->entry.size = size;
+	return 0;
+}
+
+/* The entry takes w->content, so a writer may keep it (see walk.h). */
+static void give_content(struct walk *w)
+{
+	size_t len;
+
+	w->entry.data = (unsigned char *)ga_buf_detach(&w->content, &len);
+	w->entry.size = len;
+	w->entry.data_heap = 1;
+}
+
+static int convert_content(struct walk *w, const char *rel,
+			   const struct attr_value *attrs, int subst)
+{
+	const unsigned char *data = git_odb_object_data(w->obj);
+	size_t len = git_odb_object_size(w->obj);
+	struct ga_buf tmp = GA_BUF_INIT;
+	int error;
+
+	if (!w->conv) {
+		const char *workdir = git_repository_workdir(w->repo);
+
+		if (!workdir)
+			workdir = git_repository_path(w->repo);
+		if ((error = convert_new(&w->conv, w->opts->config, workdir,
+					 &w->meta)) < 0)
+			return error;
+	}
+	if ((error = convert_to_worktree(&w->content, w->conv, rel,
+					 w->oid_hex, data, len,
+					 attrs + A_CONVERT)) < 0)
+		return error;
+	if (subst) {
+		if (!w->subst &&
+		    (error = subst_new(&w->subst, w->repo, w->treeish->commit,
+				       w->opts->config)) < 0)
+			return error;
+		error = subst_expand(&tmp, w->subst,
+				     (const unsigned char *)w->content.ptr,
+				     w->content.len);
+		if (error < 0) {
+			ga_buf_release(&tmp);
+			return error;
+		}
+		ga_buf_release(&w->content);
+		w->content = tmp;
+	}
+	give_content(w);
+	return 0;
+}
+
+/*
+ * Produce the non-directory entry `te` at relative path w->rel, or
+ * return GA_ENOTFOUND when export-ignore drops it.
+ */
+static int file_entry(struct walk *w, const git_tree_entry *te)
+{
+	uint32_t mode = canonical_mode(git_tree_entry_filemode(te));
+	struct attr_value attrs[A_NR] = { { 0 } };
+	const git_oid *oid = git_tree_entry_id(te);
+	int gitlink = mode == WALK_MODE_GITLINK;
+	int subst, error;
+	size_t size;
+	git_object_t type;
+
+	if ((error = lookup_attrs(attrs, w, w->rel.ptr, gitlink, A_NR)) < 0)
+		return error;
+	if (attr_is_set(&attrs[A_EXPORT_IGNORE]))
+		return GA_ENOTFOUND;
+	/*
+	 * As in git, export-subst keeps a file from being streamed even
+	 * for a tree, where nothing is expanded.
+	 */
+	subst = attr_is_set(&attrs[A_EXPORT_SUBST]);
+
+	git_oid_tostr(w->oid_hex, sizeof(w->oid_hex), oid);
+	w->entry.oid_hex = w->oid_hex;
+	w->entry.mode = mode;
+	set_path(w, w->rel.ptr, w->rel.len, gitlink);
+	if (gitlink)
+		return 0;
+	w->entry.text = text_hint(w, &attrs[A_DIFF]);
+
+	if (mode != WALK_MODE_SYMLINK && !subst &&
+	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
+	    type == GIT_OBJECT_BLOB && size > w->big_file_threshold)
+		return open_stream(w, oid, size);
+
+	if (git_odb_read(&w->obj, w->odb, oid) < 0)
+		return ga_error_code(GA_EARCHIVE, "cannot read '%s'",
+				     w->oid_hex);
+	if (mode == WALK_MODE_SYMLINK) {
+		w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
+		w->entry.size = git_odb_object_size(w->obj);
+		return 0;
+	}
+	return convert_content(w, w->rel.ptr, attrs,
+			       subst && w->treeish->commit);
+}
+
+/* Queue a subtree; git only writes it once something is found inside. */
+static int enter_dir(struct walk *w, const git_tree_entry *te)
+{
+	struct attr_value ignore = { 0 };
+	git_tree *sub = NULL;
+	int error;
+
+	if (w->ps && !pathspec_may_match_inside(w->ps, w->rel.ptr))
+		return 0;
+	if ((error = lookup_attrs(&ignore, w, w->rel.ptr, 1, 1)) < 0)
+		return error;
+	if (attr_is_set(&ignore))
+		return 0;
+	if (git_tree_lookup(&sub, w->repo, git_tree_entry_id(te)) < 0) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
+		return ga_error_code(GA_EARCHIVE, "Could not read %s", hex);
+	}
+	ga_buf_putc(&w->rel, '/');
+	push_frame(w, sub, w->rel.len);
+	return 1;
+}
+
+/* Hand out the outermost directory that is still held back, if any. */
+static int emit_held_dir(struct walk *w)
+{
+	size_t i;
+
+	for (i = 1; i < w->depth; i++) {
+		struct frame *f = &w->frames[i];
+
+		if (f->emitted)
+			continue;
+		f->emitted = 1;
+		w->entry.mode = WALK_MODE_DIR;
+		w->entry.oid_hex = f->oid_hex;
+		set_path(w, w->rel.ptr, f->rel_len, 0);
+		return 1;
+	}
+	return 0;
+}
+
+static int next_tree_entry(struct walk *w)
+{
+	int error;
+
+	for (;;) {
+		struct frame *f;
+		const git_tree_entry *te;
+		uint32_t mode;
+
+		if (w->pending) {
+			if (emit_held_dir(w))
+				return 0;
+			te = w->pending;
+			w->pending = NULL;
+			error = file_entry(w, te);
+			ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
+			if (error == GA_ENOTFOUND) {
+				reset_entry(w);
+				continue;
+			}
+			return error;
+		}
+		if (!w->depth)
+			return GA_ITEROVER;
+		f = &w->frames[w->depth - 1];
+		if (f->next >= git_tree_entrycount(f->tree)) {
+			git_tree_free(f->tree);
+			f->tree = NULL;
+			w->depth--;
+			if (w->depth)
+				ga_buf_setlen(&w->rel,
+					      w->frames[w->depth - 1].rel_len);
+			continue;
+		}
+		te = git_tree_entry_byindex(f->tree, f->next++);
+		mode = canonical_mode(git_tree_entry_filemode(te));
+		ga_buf_setlen(&w->rel, f->rel_len);
+		ga_buf_puts(&w->rel, git_tree_entry_name(te));
+		if (is_dir_mode(mode)) {
+			if ((error = enter_dir(w, te)) < 0)
+				return error;
+			if (!error)
+				ga_buf_setlen(&w->rel, f->rel_len);
+			continue;
+		}
+		if (w->ps) {
+			error = pathspec_match(w->ps, w->rel.ptr,
+					       mode == WALK_MODE_GITLINK,
+					       pathspec_attrs, w);
+			if (error < 0)
+				return error;
+			if (!error)
+				continue;
+		}
+		w->pending = te;
+	}
+}
+
+/* ---- extra files ---- */
+
+/* git names the i-th extra file (from 1) after a fake object id. */
+static void fake_oid_hex(char *out, size_t hexsz, size_t index)
+{
+	size_t i;
+
+	snprintf(out, 17, "%016llx", (unsigned long long)index);
+	for (i = 16; i < hexsz; i++)
+		out[i] = '0';
+	out[hexsz] = '\0';
+}
+
+static int read_file(struct ga_buf *out, const char *path)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		ga_buf_put(out, buf, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+static int extra_entry(struct walk *w)
+{
+	const struct extra_file *x = &w->opts->extras[w->extra_next++];
+	struct attr_value diff = { 0 };
+	const char *attr_path;
+	int error;
+
+	fake_oid_hex(w->oid_hex, w->treeish->hexsz, w->extra_next);
+	w->entry.oid_hex = w->oid_hex;
+	w->entry.is_extra = 1;
+	w->entry.mode = x->executable ? WALK_MODE_EXEC : WALK_MODE_FILE;
+	ga_buf_setlen(&w->path, 0);
+	ga_buf_puts(&w->path, x->path);
+	w->entry.path = w->path.ptr;
+	w->entry.path_len = w->path.len;
+
+	if (x->disk_path) {
+		if (read_file(&w->content, x->disk_path) < 0)
+			return ga_error_code(GA_EARCHIVE, "cannot read '%s': %s",
+					     x->display_path, strerror(errno));
+		give_content(w);
+	} else {
+		w->entry.data = (unsigned char *)x->content;
+		w->entry.size = x->content_len;
+	}
+
+	/*
+	 * zip's text bit comes from the diff attribute of the path with
+	 * the final --prefix length cut off, whatever the path is.
+	 */
+	attr_path = w->path.len > w->prefix_len ? w->path.ptr + w->prefix_len
+						: "";
+	if ((error = attr_check(&diff, w->attrs, attr_path, 0,
+				&entry_attr_names[A_DIFF], 1)) < 0)
+		return error;
+	w->entry.text = text_hint(w, &diff);
+	return 0;
+}
+
+int walk_next(struct archive_entry **out, struct walk *w)
+{
+	int error;
+
+	reset_entry(w);
+	switch (w->phase) {
+	case PHASE_PREFIX:
+		w->phase = PHASE_TREE;
+		if (w->prefix_len && w->opts->prefix[w->prefix_len - 1] == '/') {
+			/* "p//" gives the entry "p/"; "/" stays "/". */
+			size_t len = w->prefix_len;
+
+			while (len > 1 && w->opts->prefix[len - 2] == '/')
+				len--;
+			ga_buf_setlen(&w->path, 0);
+			ga_buf_put(&w->path, w->opts->prefix, len);
+			w->entry.path = w->path.ptr;
+			w->entry.path_len = len;
+			w->entry.mode = WALK_MODE_DIR;
+			w->entry.oid_hex = w->frames[0].oid_hex;
+			*out = &w->entry;
+			return 0;
+		}
+		/* fall through */
+	case PHASE_TREE:
+		error = next_tree_entry(w);
+		if (error != GA_ITEROVER) {
+			*out = &w->entry;
+			return error;
+		}
+		w->phase = PHASE_EXTRAS;
+		/* fall through */
+	case PHASE_EXTRAS:
+		if (w->extra_next < w->opts->nr_extras) {
+			*out = &w->entry;
+			return extra_entry(w);
+		}
+		w->phase = PHASE_DONE;
+		/* fall through */
+	case PHASE_DONE:
+		break;
+	}
+	return GA_ITEROVER;
+}
+
+void walk_free(struct walk *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	reset_entry(w);
+	for (i = 0; i < w->depth; i++)
+		git_tree_free(w->frames[i].tree);
+	free(w->frames);
+	ga_buf_release(&w->rel);
+	ga_buf_release(&w->path);
+	ga_buf_release(&w->content);
+	convert_free(w->conv);
+	subst_free(w->subst);
+	pathspec_free(w->ps);
+	attr_stack_free(w->attrs);
+	git_odb_free(w->odb);
+	free(w);
+}
