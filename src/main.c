@@ -102,16 +102,73 @@ static char *compute_cwd_prefix(git_repository *repo)
 	return ga_xstrfmt("%s/", cwd + len + 1);
 }
 
+static int set_workdir(git_repository *repo, const char *dir)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(dir, real))
+		return ga_error_errno(errno, "cannot chdir to '%s'", dir);
+	if (git_repository_set_workdir(repo, real, 0) < 0)
+		return ga_error_from_git(NULL);
+	return 0;
+}
+
+static int has_core_worktree(git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_buf value = { 0 };
+	int found = 0;
+
+	if (git_repository_config_snapshot(&cfg, repo) == 0 &&
+	    git_config_get_string_buf(&value, cfg, "core.worktree") == 0)
+		found = 1;
+	git_buf_dispose(&value);
+	git_config_free(cfg);
+	git_error_clear();
+	return found;
+}
+
+/*
+ * Find the repository as git's setup does.  libgit2's own handling of
+ * the environment differs from git's, so it is done here: GIT_DIR names
+ * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
+ * core.worktree, or the current directory unless the repository is bare.
+ */
 static int open_repository(struct run *r)
 {
-	int error = git_repository_open_ext(&r->repo, ".",
-					    GIT_REPOSITORY_OPEN_FROM_ENV, NULL);
+	const char *gitdir = getenv("GIT_DIR");
+	const char *worktree = getenv("GIT_WORK_TREE");
+	int error;
 
-	if (error == GIT_ENOTFOUND) {
-		r->repo = NULL;	/* not in a repository: fine until needed */
-		git_error_clear();
-	} else if (error < 0) {
-		return ga_error_from_git(NULL);
+	if (gitdir && *gitdir) {
+		error = git_repository_open_ext(&r->repo, gitdir,
+						GIT_REPOSITORY_OPEN_NO_SEARCH,
+						NULL);
+		if (error < 0)
+			return ga_error_set("not a git repository: '%s'",
+					    gitdir);
+		if (worktree && *worktree)
+			error = set_workdir(r->repo, worktree);
+		else if (!git_repository_is_bare(r->repo) &&
+			 !has_core_worktree(r->repo))
+			error = set_workdir(r->repo, ".");
+		else
+			error = 0;
+		if (error < 0)
+			return error;
+	} else {
+		error = git_repository_open_ext(&r->repo, ".", 0,
+				getenv("GIT_CEILING_DIRECTORIES"));
+		if (error == GIT_ENOTFOUND) {
+			/* Not in a repository: fine until one is needed. */
+			r->repo = NULL;
+			git_error_clear();
+		} else if (error < 0) {
+			return ga_error_from_git(NULL);
+		} else if (worktree && *worktree &&
+			   (error = set_workdir(r->repo, worktree)) < 0) {
+			return error;
+		}
 	}
 	r->cwd_prefix = compute_cwd_prefix(r->repo);
 	return 0;

@@ -147,7 +147,7 @@ static int emit_padding(struct tar_writer *tw)
  * Length of a pax record "<len> <keyword>=<value>\n", where <len> counts
  * its own digits: the smallest self-consistent length.
  */
-static size_t pax_record_len(size_t keyword_len, size_t value_len)
+size_t tar_pax_record_len(size_t keyword_len, size_t value_len)
 {
 	size_t base = keyword_len + value_len + 3;	/* ' ', '=', '\n' */
 	size_t digits = 1, limit = 10;
@@ -162,7 +162,7 @@ static size_t pax_record_len(size_t keyword_len, size_t value_len)
 static void pax_add(struct ga_buf *pax, const char *keyword,
 		    const char *value, size_t value_len)
 {
-	size_t len = pax_record_len(strlen(keyword), value_len);
+	size_t len = tar_pax_record_len(strlen(keyword), value_len);
 
 	ga_buf_printf(pax, "%zu %s=", len, keyword);
 	ga_buf_put(pax, value, value_len);

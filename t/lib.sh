@@ -310,25 +310,20 @@ diagnostics () {
 	grep -E '^(fatal|error|warning):' "$1" || :
 }
 
-# test_same_as_git [-C DIR] [GIT_ARGS...] -- ARGS...: run `git archive
-# ARGS` and `garchive ARGS` in the same way and require the same stdout
-# bytes, exit status and diagnostic lines.  Options before `--` go to
-# the reference git only (e.g. -c tar.tgz.command='gzip -cn').
+# test_same_as_git ARGS...: run `git archive ARGS` and `garchive ARGS`
+# the same way and require the same stdout bytes, exit status and
+# diagnostic lines.  $ref_git_opts (words, e.g. -c tar.tgz.command=...)
+# go to the reference git only.
 test_same_as_git () {
-	git_opts=
-	while test $# -gt 0 && test "$1" != --; do
-		git_opts="$git_opts $(printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")")"
-		shift
-	done
-	shift
-	eval "git $git_opts archive \"\$@\"" >expect.out 2>expect.err
+	# shellcheck disable=SC2086
+	git $ref_git_opts archive "$@" >expect.out 2>expect.err
 	expect_code=$?
 	garchive "$@" >actual.out 2>actual.err
 	actual_code=$?
 	diagnostics expect.err >expect.diag
 	diagnostics actual.err >actual.diag
 	if test $expect_code != $actual_code; then
-		echo >&2 "exit status: git $expect_code, garchive $actual_code"
+		echo >&2 "exit status: git $expect_code, garchive $actual_code ($*)"
 		cat actual.err >&2
 		return 1
 	fi

@@ -47,4 +47,10 @@ int tar_writer_new(struct archive_writer **out, struct sink *sink,
 int zip_writer_new(struct archive_writer **out, struct sink *sink,
 		   const struct archive_args *args);
 
+/*
+ * Length of the pax record "<len> <keyword>=<value>\n", whose <len>
+ * counts its own digits (exposed for the unit tests).
+ */
+size_t tar_pax_record_len(size_t keyword_len, size_t value_len);
+
 #endif

@@ -1,0 +1,142 @@
+#!/bin/sh
+test_description='tree-ish forms, archive time and where garchive runs'
+. "$(dirname "$0")/lib.sh"
+
+# Archives of a tree carry "now": retry once when the second turned
+# between the two runs, as the conformance harness does.
+test_same_as_git_now () {
+	test_same_as_git "$@" || test_same_as_git "$@"
+}
+
+test_expect_success 'setup' '
+	git init -q repo &&
+	cd repo &&
+	mkdir -p sub/inner other &&
+	echo top >top.txt &&
+	echo s >sub/s.txt &&
+	echo i >sub/inner/i.txt &&
+	echo o >other/o.txt &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	git tag -a -m "v1" v1.0 &&
+	git tag -a -m "tag of a tag" nested v1.0 &&
+	git tag tree-tag HEAD^{tree} &&
+	git tag blob-tag HEAD:top.txt &&
+	echo two >>top.txt &&
+	test_tick &&
+	git commit -q -a -m two
+'
+
+test_expect_success 'commits by every name' '
+	cd repo &&
+	test_same_as_git HEAD &&
+	test_same_as_git main &&
+	test_same_as_git refs/heads/main &&
+	test_same_as_git HEAD~1 &&
+	test_same_as_git $(git rev-parse --short HEAD) &&
+	test_same_as_git $(git rev-parse HEAD)
+'
+
+test_expect_success 'tags: annotated, lightweight, tag of a tag' '
+	cd repo &&
+	test_same_as_git v1.0 &&
+	test_same_as_git nested &&
+	git tag light HEAD~1 &&
+	test_same_as_git light
+'
+
+test_expect_success 'trees get the current time and no commit id' '
+	cd repo &&
+	test_same_as_git_now HEAD^{tree} &&
+	test_same_as_git_now $(git rev-parse HEAD^{tree}) &&
+	test_same_as_git_now tree-tag &&
+	test_same_as_git_now HEAD:sub &&
+	garchive HEAD^{tree} >tree.tar &&
+	test_expect_code 1 git get-tar-commit-id <tree.tar
+'
+
+test_expect_success 'errors: bad names, blobs, missing paths' '
+	cd repo &&
+	test_same_as_git nosuch &&
+	test_same_as_git HEAD:nosuch &&
+	test_same_as_git blob-tag &&
+	test_same_as_git HEAD:top.txt
+'
+
+test_expect_success 'running from a subdirectory archives that subtree' '
+	cd repo/sub &&
+	test_same_as_git HEAD &&
+	test_same_as_git --prefix=p/ HEAD &&
+	test_same_as_git HEAD inner &&
+	test_same_as_git HEAD~1
+'
+
+test_expect_success 'a commit without the subdirectory fails there' '
+	cd repo &&
+	tree=$(git mktree </dev/null) &&
+	c=$(echo empty | git commit-tree $tree) &&
+	cd sub &&
+	test_same_as_git $c
+'
+
+test_expect_success 'a bare repository' '
+	git clone -q --bare repo bare.git &&
+	cd bare.git &&
+	test_same_as_git HEAD &&
+	test_same_as_git v1.0
+'
+
+test_expect_success 'GIT_DIR and GIT_WORK_TREE' '
+	mkdir elsewhere &&
+	cd elsewhere &&
+	(
+		GIT_DIR=../repo/.git && export GIT_DIR &&
+		test_same_as_git HEAD &&
+		GIT_WORK_TREE=../repo && export GIT_WORK_TREE &&
+		test_same_as_git HEAD
+	) &&
+	cd ../repo/sub &&
+	(
+		GIT_DIR=../.git && export GIT_DIR &&
+		test_same_as_git HEAD
+	)
+'
+
+test_expect_success 'outside a repository' '
+	mkdir -p /tmp/garchive-norepo-$$ &&
+	cd /tmp/garchive-norepo-$$ &&
+	GIT_CEILING_DIRECTORIES=/tmp && export GIT_CEILING_DIRECTORIES &&
+	test_same_as_git HEAD &&
+	test_same_as_git --list &&
+	cd / && rm -rf /tmp/garchive-norepo-$$
+'
+
+test_expect_success '--mtime sets the time of every entry (git 2.40+)' '
+	cd repo &&
+	garchive --mtime="2020-01-02 03:04:05 +0000" HEAD >m.tar &&
+	tar tvf m.tar --full-time >list &&
+	grep -c "2020-01-02 03:04:05" list >n &&
+	test "$(cat n)" = "$(wc -l <list)" &&
+	garchive --mtime=@1234567890 HEAD^{tree} >m2.tar &&
+	tar tvf m2.tar --full-time >list2 &&
+	grep -c "2009-02-13 23:31:30" list2 >n2 &&
+	test "$(cat n2)" = "$(wc -l <list2)"
+'
+
+test_expect_success '--mtime keeps the commit id of a commit' '
+	cd repo &&
+	garchive --mtime=@1234567890 HEAD >m.tar &&
+	git get-tar-commit-id <m.tar >id &&
+	git rev-parse HEAD >expect &&
+	test_cmp expect id
+'
+
+test_expect_success 'a --mtime garchive cannot read is an error' '
+	cd repo &&
+	test_expect_code 128 garchive --mtime="next blue moon" HEAD >out 2>err &&
+	test_must_be_empty out &&
+	grep "^fatal: invalid --mtime value" err
+'
+
+test_done
