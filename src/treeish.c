@@ -9,6 +9,7 @@
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
+#include "rawtree.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -32,12 +33,12 @@ static char *dwim_refname(git_repository *repo, const char *name,
 	return full;
 }
 
-/* Replace t->tree by its subtree at `dir` ("sub/" or "sub"). */
+/* Replace the archived tree by its subtree at `dir` ("sub/" or "sub"). */
 static int enter_subdir(struct treeish *t, git_repository *repo,
 			const char *dir)
 {
-	git_tree_entry *entry = NULL;
-	git_tree *sub = NULL;
+	struct rawtree_entry entry;
+	git_odb *odb = NULL;
 	size_t len = strlen(dir);
 	char *path;
 	int error;
@@ -46,30 +47,66 @@ static int enter_subdir(struct treeish *t, git_repository *repo,
 		len--;
 	if (!len)
 		return 0;
-	path = ga_xstrndup(dir, len);
-	error = git_tree_entry_bypath(&entry, t->tree, path);
-	free(path);
-	if (error < 0 || git_tree_entry_type(entry) != GIT_OBJECT_TREE) {
-		git_tree_entry_free(entry);
-		return ga_error_set("current working directory is untracked");
-	}
-	error = git_tree_lookup(&sub, repo, git_tree_entry_id(entry));
-	git_tree_entry_free(entry);
-	if (error < 0)
+	if (git_repository_odb(&odb, repo) < 0)
 		return ga_error_from_git(NULL);
-	git_tree_free(t->tree);
-	t->tree = sub;
-	git_oid_cpy(&t->tree_id, git_tree_id(sub));
+	path = ga_xstrndup(dir, len);
+	error = rawtree_lookup(&entry, odb, &t->tree_id, path, t->hexsz / 2);
+	free(path);
+	git_odb_free(odb);
+	if (error == GA_ENOTFOUND || (!error && entry.mode != 0040000))
+		return ga_error_set("current working directory is untracked");
+	if (error < 0)
+		return error;
+	git_oid_cpy(&t->tree_id, &entry.id);
 	return 0;
+}
+
+/*
+ * Peel tags to what they point at, then a commit to its tree, without
+ * parsing the tree itself: the walk reads trees its own way, and a tree
+ * libgit2 cannot parse must still fail with git's messages.  Returns 0
+ * with *is_tree set when the end of the chain is a tree.
+ */
+static int peel(struct treeish *out, git_repository *repo, git_object *obj,
+		int *is_tree)
+{
+	git_oid id;
+	git_object_t type = git_object_type(obj);
+	git_object *cur = NULL;
+	int error = 0;
+
+	git_oid_cpy(&id, git_object_id(obj));
+	*is_tree = 0;
+	while (type == GIT_OBJECT_TAG) {
+		git_tag *tag = NULL;
+
+		if (git_tag_lookup(&tag, repo, &id) < 0)
+			return ga_error_from_git(NULL);
+		git_oid_cpy(&id, git_tag_target_id(tag));
+		type = git_tag_target_type(tag);
+		git_tag_free(tag);
+	}
+	if (type == GIT_OBJECT_COMMIT) {
+		if (git_object_lookup(&cur, repo, &id, GIT_OBJECT_COMMIT) < 0)
+			return ga_error_from_git(NULL);
+		out->commit = (git_commit *)cur;
+		git_oid_cpy(&out->commit_id, &id);
+		git_oid_cpy(&out->tree_id, git_commit_tree_id(out->commit));
+		*is_tree = 1;
+	} else if (type == GIT_OBJECT_TREE) {
+		git_oid_cpy(&out->tree_id, &id);
+		*is_tree = 1;
+	}
+	return error;
 }
 
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
-	git_object *obj = NULL, *peeled = NULL;
+	git_object *obj = NULL;
 	const char *name = opts->name;
 	char hex[GIT_OID_HEXSZ + 1];
-	int error;
+	int is_tree, error;
 
 	memset(out, 0, sizeof(*out));
 	out->hexsz = GIT_OID_HEXSZ;
@@ -90,24 +127,16 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		error = ga_error_set("not a valid object name: %s", name);
 		goto done;
 	}
-
-	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0) {
-		out->commit = (git_commit *)peeled;
-		peeled = NULL;
-		git_oid_cpy(&out->commit_id, git_commit_id(out->commit));
-		out->mtime = git_commit_time(out->commit);
-	} else {
-		out->mtime = (int64_t)time(NULL);
-	}
-
-	if (git_object_peel(&peeled, obj, GIT_OBJECT_TREE) < 0) {
+	if ((error = peel(out, repo, obj, &is_tree)) < 0)
+		goto done;
+	if (!is_tree) {
 		git_oid_tostr(hex, sizeof(hex), git_object_id(obj));
 		error = ga_error_set("not a tree object: %s", hex);
 		goto done;
 	}
-	out->tree = (git_tree *)peeled;
-	peeled = NULL;
-	git_oid_cpy(&out->tree_id, git_tree_id(out->tree));
+	/* A commit gives its committer time; a tree, the current time. */
+	out->mtime = out->commit ? git_commit_time(out->commit)
+				 : (int64_t)time(NULL);
 
 	if (opts->cwd_prefix && *opts->cwd_prefix &&
 	    (error = enter_subdir(out, repo, opts->cwd_prefix)) < 0)
@@ -120,7 +149,6 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	error = 0;
 done:
 	git_object_free(obj);
-	git_object_free(peeled);
 	if (error < 0)
 		treeish_release(out);
 	return error;
@@ -130,7 +158,6 @@ void treeish_release(struct treeish *t)
 {
 	if (!t)
 		return;
-	git_tree_free(t->tree);
 	git_commit_free(t->commit);
 	free(t->refname);
 	memset(t, 0, sizeof(*t));

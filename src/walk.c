@@ -20,7 +20,9 @@
 #include "garchive/treeish.h"
 #include "attr.h"
 #include "convert.h"
+#include "pathcheck.h"
 #include "pathspec.h"
+#include "rawtree.h"
 #include "subst.h"
 
 #include <errno.h>
@@ -47,8 +49,8 @@ enum entry_attr {
 
 /* A tree being walked. */
 struct frame {
-	git_tree *tree;
-	size_t next;		/* index of the next entry to visit */
+	git_odb_object *obj;	/* the raw tree; entries point into it */
+	struct rawtree_iter iter;
 	size_t rel_len;		/* length of its path in walk->rel, with '/' */
 	int emitted;		/* its directory entry was produced */
 	char oid_hex[GA_OID_MAX_HEXSZ + 1];
@@ -81,7 +83,9 @@ struct walk {
 	struct frame *frames;
 	size_t depth, alloc_frames;	/* frames[0 .. depth-1] are open */
 	struct ga_buf rel;		/* path of the current entry, relative */
-	const git_tree_entry *pending;	/* non-dir entry waiting for its dirs */
+	struct rawtree_entry pending;	/* non-dir entry waiting for its dirs */
+	int have_pending;
+	size_t hashsz;			/* bytes of an object id */
 	size_t extra_next;
 
 	/* The entry handed out last, and what it owns. */
@@ -94,21 +98,6 @@ struct walk {
 	struct convert_meta meta;
 	char treeish_hex[GA_OID_MAX_HEXSZ + 1];
 };
-
-static uint32_t canonical_mode(git_filemode_t mode)
-{
-	switch (mode & 0170000) {
-	case 0040000:
-		return WALK_MODE_DIR;
-	case 0120000:
-		return WALK_MODE_SYMLINK;
-	case 0160000:
-		return WALK_MODE_GITLINK;
-	case 0100000:
-		return (mode & 0100) ? WALK_MODE_EXEC : WALK_MODE_FILE;
-	}
-	return (uint32_t)mode;	/* unknown: the writer refuses it */
-}
 
 static int is_dir_mode(uint32_t mode)
 {
@@ -124,23 +113,25 @@ static int is_dir_mode(uint32_t mode)
 static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 {
 	struct walk *w = payload;
-	git_tree_entry *te = NULL;
+	struct rawtree_entry te;
 	git_odb_object *obj = NULL;
 	char *path;
 	int error;
 
 	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
 		    : ga_xstrdup(".gitattributes");
-	error = git_tree_entry_bypath(&te, w->treeish->tree, path);
+	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
+			       w->hashsz);
 	free(path);
-	if (error < 0 || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
-		git_tree_entry_free(te);
+	if (error < 0) {
+		ga_error_clear();
 		return GA_ENOTFOUND;
 	}
-	error = git_odb_read(&obj, w->odb, git_tree_entry_id(te));
-	git_tree_entry_free(te);
-	if (error < 0)
+	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK ||
+	    git_odb_read(&obj, w->odb, &te.id) < 0) {
+		git_error_clear();
 		return GA_ENOTFOUND;
+	}
 	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
 	git_odb_object_free(obj);
 	return 0;
@@ -259,115 +250,140 @@ struct check_state {
 	struct walk *w;
 	unsigned char *matched;		/* per pathspec item */
 	size_t unmatched;
-	int check_blobs;		/* index load: blobs must exist */
-	int reported;			/* "invalid object" said once */
+	int index_load;			/* git would load the tree into an index */
+	int have_missing;		/* first missing blob, reported at the end */
+	uint32_t missing_mode;
+	git_oid missing_id;
+	char *missing_path;
 };
 
-static int check_tree(struct check_state *st, git_tree *tree,
-		      struct ga_buf *rel, unsigned int depth);
+static int tree_unreadable(const git_oid *id)
+{
+	char hex[GA_OID_MAX_HEXSZ + 1];
 
-static int check_entry(struct check_state *st, const git_tree_entry *te,
-		       struct ga_buf *rel, unsigned int depth)
+	git_oid_tostr(hex, sizeof(hex), id);
+	return ga_error_set("unable to read tree %s", hex);
+}
+
+static int check_tree(struct check_state *st, const git_oid *id,
+		      struct ga_buf *rel);
+
+static int match_items(struct check_state *st, const char *path, int is_dir)
 {
 	struct walk *w = st->w;
-	uint32_t mode = canonical_mode(git_tree_entry_filemode(te));
-	size_t len = rel->len;
 	size_t i;
-	int is_dir = is_dir_mode(mode);
-	int error = 0;
+	int error;
 
-	ga_buf_puts(rel, git_tree_entry_name(te));
-	for (i = 0; w->ps && i < pathspec_nr(w->ps); i++) {
+	for (i = 0; st->unmatched && i < pathspec_nr(w->ps); i++) {
 		if (st->matched[i])
 			continue;
-		error = pathspec_item_match(w->ps, i, rel->ptr,
-					    is_dir || mode == WALK_MODE_GITLINK,
+		error = pathspec_item_match(w->ps, i, path, is_dir,
 					    pathspec_attrs, w);
 		if (error < 0)
-			goto done;
+			return error;
 		if (error) {
 			st->matched[i] = 1;
 			st->unmatched--;
 		}
 	}
-	error = 0;
-	if (st->check_blobs && !is_dir && mode != WALK_MODE_GITLINK &&
-	    !st->reported && !git_odb_exists(w->odb, git_tree_entry_id(te))) {
-		char hex[GA_OID_MAX_HEXSZ + 1];
+	return 0;
+}
 
-		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
-		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
-			  (unsigned int)mode, hex, rel->ptr);
-		st->reported = 1;
-	}
-	if (is_dir && (st->check_blobs || st->unmatched)) {
-		git_tree *sub = NULL;
+static int check_entry(struct check_state *st, const struct rawtree_entry *te,
+		       struct ga_buf *rel)
+{
+	struct walk *w = st->w;
+	size_t len = rel->len;
+	int is_dir = is_dir_mode(te->mode);
+	int error = 0;
 
-		if (git_tree_lookup(&sub, w->repo, git_tree_entry_id(te)) < 0) {
-			char hex[GA_OID_MAX_HEXSZ + 1];
-
-			git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
-			error = ga_error_set("unable to read tree %s", hex);
-			goto done;
-		}
+	ga_buf_put(rel, te->name, te->name_len);
+	if (w->ps && st->unmatched &&
+	    (error = match_items(st, rel->ptr,
+				 is_dir || te->mode == WALK_MODE_GITLINK)) < 0)
+		goto done;
+	if (is_dir) {
 		ga_buf_putc(rel, '/');
-		error = check_tree(st, sub, rel, depth + 1);
-		git_tree_free(sub);
+		error = check_tree(st, &te->id, rel);
+		goto done;
+	}
+	/*
+	 * git's index refuses these paths; a name with a slash would
+	 * forge a path of another entry, so it goes too.
+	 */
+	if (!pathcheck_name_is_valid(te->name, te->name_len) ||
+	    !pathcheck_is_safe(rel->ptr, te->mode)) {
+		error = ga_error_code(GA_EARCHIVE, "invalid path '%s'",
+				      rel->ptr);
+		goto done;
+	}
+	if (st->index_load && !st->have_missing &&
+	    te->mode != WALK_MODE_GITLINK && !git_odb_exists(w->odb, &te->id)) {
+		st->have_missing = 1;
+		st->missing_mode = te->mode;
+		git_oid_cpy(&st->missing_id, &te->id);
+		st->missing_path = ga_xstrdup(rel->ptr);
 	}
 done:
 	ga_buf_setlen(rel, len);
 	return error;
 }
 
-static int check_tree(struct check_state *st, git_tree *tree,
-		      struct ga_buf *rel, unsigned int depth)
+static int check_tree(struct check_state *st, const git_oid *id,
+		      struct ga_buf *rel)
 {
-	size_t i, nr = git_tree_entrycount(tree);
+	git_odb_object *obj = NULL;
+	struct rawtree_iter it;
+	struct rawtree_entry te;
 	int error;
 
-	for (i = 0; i < nr; i++) {
-		if (!st->check_blobs && !st->unmatched)
-			return 0;
-		error = check_entry(st, git_tree_entry_byindex(tree, i), rel,
-				    depth);
-		if (error < 0)
-			return error;
-	}
-	return 0;
+	if (rawtree_read(&obj, st->w->odb, id) < 0)
+		return tree_unreadable(id);
+	rawtree_iter_init(&it, git_odb_object_data(obj),
+			  git_odb_object_size(obj), st->w->hashsz);
+	while ((error = rawtree_next(&te, &it)) == 0)
+		if ((error = check_entry(st, &te, rel)) < 0)
+			break;
+	git_odb_object_free(obj);
+	return error == GA_ITEROVER ? 0 : error;
 }
 
 /*
- * Every pathspec item must match something, checked in command-line
- * order; then, as git's index load does, every tree must be readable
- * and every blob present (a missing one is only reported here; reading
- * it later fails the archive).
+ * Before writing, git 2.39 checks that every pathspec item matches
+ * something (in command-line order), then loads the tree into an index
+ * unless --worktree-attributes is given: every tree must be readable,
+ * every path acceptable, and a missing blob is reported (reading it
+ * later fails the archive).  garchive walks the tree once for all of it
+ * and checks paths in every mode.
  */
 static int run_checks(struct walk *w)
 {
-	struct check_state st = { w, NULL, 0, 0, 0 };
+	struct check_state st = { 0 };
 	struct ga_buf rel = GA_BUF_INIT;
 	size_t i, nr = w->ps ? pathspec_nr(w->ps) : 0;
-	int error = 0;
+	int error;
 
+	st.w = w;
+	st.index_load = !w->opts->worktree_attributes;
 	if (nr) {
 		st.matched = ga_xcalloc(nr, 1);
 		st.unmatched = nr;
-		ga_buf_puts(&rel, "");
-		error = check_tree(&st, w->treeish->tree, &rel, 0);
-		for (i = 0; !error && i < nr; i++)
-			if (!st.matched[i])
-				error = ga_error_set("pathspec '%s' did not "
-						     "match any files",
-						     pathspec_original(w->ps, i));
 	}
-	if (!error && !w->opts->worktree_attributes) {
-		st.check_blobs = 1;
-		st.unmatched = 0;
-		ga_buf_setlen(&rel, 0);
-		ga_buf_puts(&rel, "");
-		error = check_tree(&st, w->treeish->tree, &rel, 0);
+	ga_buf_puts(&rel, "");
+	error = check_tree(&st, &w->treeish->tree_id, &rel);
+	for (i = 0; !error && i < nr; i++)
+		if (!st.matched[i])
+			error = ga_error_set("pathspec '%s' did not match any "
+					     "files", pathspec_original(w->ps, i));
+	if (!error && st.have_missing) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &st.missing_id);
+		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
+			  (unsigned int)st.missing_mode, hex, st.missing_path);
 	}
 	free(st.matched);
+	free(st.missing_path);
 	ga_buf_release(&rel);
 	return error;
 }
@@ -397,23 +413,32 @@ static int read_threshold(struct walk *w)
 	return 0;
 }
 
-static void push_frame(struct walk *w, git_tree *tree, size_t rel_len)
+static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 {
 	struct frame *f;
+	git_odb_object *obj = NULL;
 
+	if (rawtree_read(&obj, w->odb, id) < 0) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), id);
+		return ga_error_code(GA_EARCHIVE, "Could not read %s", hex);
+	}
 	GA_ALLOC_GROW(w->frames, w->depth + 1, w->alloc_frames);
 	f = &w->frames[w->depth++];
 	memset(f, 0, sizeof(*f));
-	f->tree = tree;
+	f->obj = obj;
+	rawtree_iter_init(&f->iter, git_odb_object_data(obj),
+			  git_odb_object_size(obj), w->hashsz);
 	f->rel_len = rel_len;
-	git_oid_tostr(f->oid_hex, sizeof(f->oid_hex), git_tree_id(tree));
+	git_oid_tostr(f->oid_hex, sizeof(f->oid_hex), id);
+	return 0;
 }
 
 int walk_new(struct walk **out, git_repository *repo,
 	     const struct walk_options *opts)
 {
 	struct walk *w = ga_xcalloc(1, sizeof(*w));
-	git_tree *root = NULL;
 	int error;
 
 	w->repo = repo;
@@ -421,6 +446,7 @@ int walk_new(struct walk **out, git_repository *repo,
 	w->treeish = opts->treeish;
 	w->prefix_len = strlen(opts->prefix ? opts->prefix : "");
 	w->phase = PHASE_PREFIX;
+	w->hashsz = w->treeish->hexsz / 2;
 
 	if (git_repository_odb(&w->odb, repo) < 0) {
 		error = ga_error_from_git(NULL);
@@ -438,11 +464,8 @@ int walk_new(struct walk **out, git_repository *repo,
 	if ((error = run_checks(w)) < 0)
 		goto fail;
 
-	if (git_tree_dup(&root, w->treeish->tree) < 0) {
-		error = ga_error_from_git(NULL);
+	if ((error = push_frame(w, &w->treeish->tree_id, 0)) < 0)
 		goto fail;
-	}
-	push_frame(w, root, 0);
 	w->frames[0].emitted = 1;	/* the root never gets an entry */
 
 	git_oid_tostr(w->treeish_hex, sizeof(w->treeish_hex),
@@ -591,11 +614,11 @@ static int convert_content(struct walk *w, const char *rel,
  * Produce the non-directory entry `te` at relative path w->rel, or
  * return GA_ENOTFOUND when export-ignore drops it.
  */
-static int file_entry(struct walk *w, const git_tree_entry *te)
+static int file_entry(struct walk *w, const struct rawtree_entry *te)
 {
-	uint32_t mode = canonical_mode(git_tree_entry_filemode(te));
+	uint32_t mode = te->mode;
 	struct attr_value attrs[A_NR] = { { 0 } };
-	const git_oid *oid = git_tree_entry_id(te);
+	const git_oid *oid = &te->id;
 	int gitlink = mode == WALK_MODE_GITLINK;
 	int subst, error;
 	size_t size;
@@ -637,10 +660,9 @@ static int file_entry(struct walk *w, const git_tree_entry *te)
 }
 
 /* Queue a subtree; git only writes it once something is found inside. */
-static int enter_dir(struct walk *w, const git_tree_entry *te)
+static int enter_dir(struct walk *w, const struct rawtree_entry *te)
 {
 	struct attr_value ignore = { 0 };
-	git_tree *sub = NULL;
 	int error;
 
 	if (w->ps && !pathspec_may_match_inside(w->ps, w->rel.ptr))
@@ -649,14 +671,9 @@ static int enter_dir(struct walk *w, const git_tree_entry *te)
 		return error;
 	if (attr_is_set(&ignore))
 		return 0;
-	if (git_tree_lookup(&sub, w->repo, git_tree_entry_id(te)) < 0) {
-		char hex[GA_OID_MAX_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
-		return ga_error_code(GA_EARCHIVE, "Could not read %s", hex);
-	}
 	ga_buf_putc(&w->rel, '/');
-	push_frame(w, sub, w->rel.len);
+	if ((error = push_frame(w, &te->id, w->rel.len)) < 0)
+		return error;
 	return 1;
 }
 
@@ -679,21 +696,26 @@ static int emit_held_dir(struct walk *w)
 	return 0;
 }
 
+static void pop_frame(struct walk *w)
+{
+	git_odb_object_free(w->frames[--w->depth].obj);
+	if (w->depth)
+		ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
+}
+
 static int next_tree_entry(struct walk *w)
 {
 	int error;
 
 	for (;;) {
 		struct frame *f;
-		const git_tree_entry *te;
-		uint32_t mode;
+		struct rawtree_entry te;
 
-		if (w->pending) {
+		if (w->have_pending) {
 			if (emit_held_dir(w))
 				return 0;
-			te = w->pending;
-			w->pending = NULL;
-			error = file_entry(w, te);
+			w->have_pending = 0;
+			error = file_entry(w, &w->pending);
 			ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
 			if (error == GA_ENOTFOUND) {
 				reset_entry(w);
@@ -704,21 +726,17 @@ static int next_tree_entry(struct walk *w)
 		if (!w->depth)
 			return GA_ITEROVER;
 		f = &w->frames[w->depth - 1];
-		if (f->next >= git_tree_entrycount(f->tree)) {
-			git_tree_free(f->tree);
-			f->tree = NULL;
-			w->depth--;
-			if (w->depth)
-				ga_buf_setlen(&w->rel,
-					      w->frames[w->depth - 1].rel_len);
+		error = rawtree_next(&te, &f->iter);
+		if (error == GA_ITEROVER) {
+			pop_frame(w);
 			continue;
 		}
-		te = git_tree_entry_byindex(f->tree, f->next++);
-		mode = canonical_mode(git_tree_entry_filemode(te));
+		if (error < 0)
+			return error;
 		ga_buf_setlen(&w->rel, f->rel_len);
-		ga_buf_puts(&w->rel, git_tree_entry_name(te));
-		if (is_dir_mode(mode)) {
-			if ((error = enter_dir(w, te)) < 0)
+		ga_buf_put(&w->rel, te.name, te.name_len);
+		if (is_dir_mode(te.mode)) {
+			if ((error = enter_dir(w, &te)) < 0)
 				return error;
 			if (!error)
 				ga_buf_setlen(&w->rel, f->rel_len);
@@ -726,7 +744,7 @@ static int next_tree_entry(struct walk *w)
 		}
 		if (w->ps) {
 			error = pathspec_match(w->ps, w->rel.ptr,
-					       mode == WALK_MODE_GITLINK,
+					       te.mode == WALK_MODE_GITLINK,
 					       pathspec_attrs, w);
 			if (error < 0)
 				return error;
@@ -734,6 +752,7 @@ static int next_tree_entry(struct walk *w)
 				continue;
 		}
 		w->pending = te;
+		w->have_pending = 1;
 	}
 }
 
@@ -863,7 +882,7 @@ void walk_free(struct walk *w)
 		return;
 	reset_entry(w);
 	for (i = 0; i < w->depth; i++)
-		git_tree_free(w->frames[i].tree);
+		git_odb_object_free(w->frames[i].obj);
 	free(w->frames);
 	ga_buf_release(&w->rel);
 	ga_buf_release(&w->path);

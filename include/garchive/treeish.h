@@ -12,8 +12,7 @@
 #include <git2/types.h>
 
 struct treeish {
-	git_tree *tree;		/* the archived tree (owned) */
-	git_oid tree_id;
+	git_oid tree_id;	/* the archived tree */
 	git_commit *commit;	/* NULL when a tree was named (owned) */
 	git_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */

@@ -1,0 +1,130 @@
+/*
+ * rawtree.c: parse tree objects as git's tree-walk.c does.
+ */
+#include "rawtree.h"
+#include "garchive/common.h"
+
+#include <string.h>
+
+#include <git2.h>
+
+uint32_t rawtree_canon_mode(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000:
+		return (mode & 0100) ? 0100755 : 0100644;
+	case 0120000:
+		return 0120000;
+	case 0040000:
+		return 0040000;
+	}
+	return 0160000;	/* anything else is taken for a gitlink */
+}
+
+void rawtree_iter_init(struct rawtree_iter *it, const void *data,
+		       size_t size, size_t hashsz)
+{
+	it->p = data;
+	it->left = size;
+	it->hashsz = hashsz;
+}
+
+int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it)
+{
+	const unsigned char *p = it->p, *nul;
+	uint32_t mode = 0;
+	size_t used;
+
+	if (!it->left)
+		return GA_ITEROVER;
+	/*
+	 * git first checks that the buffer can hold an entry and that the
+	 * byte before the last object id is the NUL ending a name.
+	 */
+	if (it->left < it->hashsz + 3 || p[it->left - (it->hashsz + 1)])
+		return ga_error_set("too-short tree object");
+	if (*p == ' ')
+		return ga_error_set("malformed mode in tree entry");
+	/* The NUL checked above bounds this scan. */
+	while (*p != ' ') {
+		if (*p < '0' || *p > '7')
+			return ga_error_set("malformed mode in tree entry");
+		mode = (mode << 3) + (uint32_t)(*p - '0');
+		p++;
+	}
+	p++;
+	nul = memchr(p, '\0', it->left - (size_t)(p - it->p));
+	if (!nul)
+		return ga_error_set("too-short tree file");
+	if (nul == p)
+		return ga_error_set("empty filename in tree entry");
+	used = (size_t)(nul + 1 - it->p) + it->hashsz;
+	if (used > it->left)
+		return ga_error_set("too-short tree file");
+
+	out->name = (const char *)p;
+	out->name_len = (size_t)(nul - p);
+	out->raw_mode = mode;
+	out->mode = rawtree_canon_mode(mode);
+	memset(&out->id, 0, sizeof(out->id));
+	memcpy(out->id.id, nul + 1,
+	       it->hashsz < sizeof(out->id.id) ? it->hashsz
+					       : sizeof(out->id.id));
+	it->p += used;
+	it->left -= used;
+	return 0;
+}
+
+int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id)
+{
+	*out = NULL;
+	if (git_odb_read(out, odb, id) < 0) {
+		git_error_clear();
+		return GA_ENOTFOUND;
+	}
+	if (git_odb_object_type(*out) != GIT_OBJECT_TREE) {
+		git_odb_object_free(*out);
+		*out = NULL;
+		return GA_ENOTFOUND;
+	}
+	return 0;
+}
+
+int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
+		   const git_oid *root, const char *path, size_t hashsz)
+{
+	git_odb_object *obj = NULL;
+	git_oid id;
+	int error;
+
+	git_oid_cpy(&id, root);
+	for (;;) {
+		const char *slash = strchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : strlen(path);
+		struct rawtree_iter it;
+
+		if ((error = rawtree_read(&obj, odb, &id)) < 0)
+			return error;
+		rawtree_iter_init(&it, git_odb_object_data(obj),
+				  git_odb_object_size(obj), hashsz);
+		while ((error = rawtree_next(out, &it)) == 0) {
+			if (out->name_len == len &&
+			    !memcmp(out->name, path, len))
+				break;
+		}
+		git_odb_object_free(obj);
+		obj = NULL;
+		if (error == GA_ITEROVER)
+			return GA_ENOTFOUND;
+		if (error < 0)
+			return error;
+		/* out->name pointed into the freed tree: not used below. */
+		out->name = NULL;
+		if (!slash)
+			return 0;
+		if (out->mode != 0040000)
+			return GA_ENOTFOUND;
+		git_oid_cpy(&id, &out->id);
+		path = slash + 1;
+	}
+}

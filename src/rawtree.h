@@ -1,0 +1,61 @@
+/*
+ * rawtree.h: tree objects read the way git reads them.
+ *
+ * libgit2 normalises modes differently from git (any execute bit makes
+ * a file executable, unknown modes become blobs, modes above 16 bits
+ * make the whole tree unreadable), while git canonicalises every mode
+ * (owner-execute bit decides, unknown types become gitlinks) and has
+ * its own messages for malformed trees.  So the walk parses raw tree
+ * objects itself, without copying them.
+ */
+#ifndef GARCHIVE_RAWTREE_H
+#define GARCHIVE_RAWTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <git2/oid.h>
+#include <git2/types.h>
+
+struct rawtree_entry {
+	const char *name;	/* NUL-terminated inside the tree data */
+	size_t name_len;
+	uint32_t mode;		/* canonical, as git's canon_mode() */
+	uint32_t raw_mode;	/* as written in the tree */
+	git_oid id;
+};
+
+struct rawtree_iter {
+	const unsigned char *p;
+	size_t left;
+	size_t hashsz;
+};
+
+/* git's canon_mode(): what a tree entry's mode means. */
+uint32_t rawtree_canon_mode(uint32_t mode);
+
+void rawtree_iter_init(struct rawtree_iter *it, const void *data,
+		       size_t size, size_t hashsz);
+
+/*
+ * The next entry.  Returns 0, GA_ITEROVER, or GA_ERROR with git's
+ * message ("too-short tree object", "malformed mode in tree entry",
+ * "empty filename in tree entry", "too-short tree file").
+ */
+int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it);
+
+/*
+ * Read tree `id` from `odb` into *out (free with git_odb_object_free).
+ * Returns 0, or GA_ENOTFOUND when it is missing or not a tree (the
+ * caller words the error, which differs from place to place in git).
+ */
+int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
+
+/*
+ * Find the entry at `path` ("a/b/c", no trailing slash) below tree
+ * `root`.  Returns 0, GA_ENOTFOUND, or GA_ERROR for a malformed tree.
+ */
+int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
+		   const git_oid *root, const char *path, size_t hashsz);
+
+#endif
