@@ -1,0 +1,164 @@
+#!/bin/sh
+test_description='hostile trees: garchive refuses at least what git refuses
+
+Trees are written with git hash-object --literally, so they can hold
+what git itself would never create.  For each, garchive must refuse at
+least what git refuses, with the same message and exit status, and
+write nothing; what git accepts (duplicates, unsorted entries, unknown
+modes) must come out byte for byte as git writes it.'
+. "$(dirname "$0")/lib.sh"
+
+# mktree ENTRY...: write a raw tree; ENTRY is "mode name oid" with
+# \NNN octal escapes allowed in the name.  Prints the tree id.
+mktree () {
+	python3 - "$@" <<-\EOF
+	import sys, subprocess, binascii
+	data = b""
+	for arg in sys.argv[1:]:
+	    mode, rest = arg.split(" ", 1)
+	    name, oid = rest.rsplit(" ", 1)
+	    name = name.encode().decode("unicode_escape").encode("latin-1")
+	    data += mode.encode() + b" " + name + b"\0" + binascii.unhexlify(oid)
+	p = subprocess.run(["git", "hash-object", "--literally", "-w",
+	                    "-t", "tree", "--stdin"], input=data,
+	                   capture_output=True, check=True)
+	print(p.stdout.decode().strip())
+	EOF
+}
+
+commit_of () {
+	echo hostile | git commit-tree "$1"
+}
+
+# refused_like_git TREE: git refuses the archive; garchive must refuse
+# it with the same diagnostics and status, and write nothing, with or
+# without --worktree-attributes (where git itself does not check).
+refused_like_git () {
+	c=$(commit_of "$1") &&
+	test_must_fail git archive $c >git.out 2>git.err &&
+	test_same_as_git $c &&
+	test_must_be_empty actual.out &&
+	test_must_fail garchive --worktree-attributes $c >wa.out 2>wa.err &&
+	test_must_be_empty wa.out &&
+	diagnostics git.err >expect &&
+	diagnostics wa.err >actual &&
+	test_cmp expect actual &&
+	rm -f out.tar &&
+	test_must_fail garchive -o out.tar $c &&
+	test_path_is_missing out.tar
+}
+
+test_expect_success SYMLINKS 'setup' '
+	git init -q repo &&
+	cd repo &&
+	echo x | git hash-object -w --stdin >blob &&
+	echo sub | git hash-object -w --stdin >blob2
+'
+
+for name in . .. .git .GIT .Git git~1 GIT~1 ".git " ".git..." ".git. . ."
+do
+	test_expect_success "a file named '$name' is refused" "
+		cd repo &&
+		t=\$(mktree \"100644 $name \$(cat blob)\") &&
+		refused_like_git \$t
+	"
+done
+
+test_expect_success 'a directory named .git (a nested repository) is refused' '
+	cd repo &&
+	inner=$(mktree "100644 config $(cat blob)") &&
+	t=$(mktree "040000 .git $inner") &&
+	refused_like_git $t &&
+	deep=$(mktree "040000 sub $t") &&
+	refused_like_git $deep
+'
+
+test_expect_success 'a directory named .. is refused' '
+	cd repo &&
+	inner=$(mktree "100644 passwd $(cat blob)") &&
+	t=$(mktree "040000 .. $inner") &&
+	refused_like_git $t
+'
+
+test_expect_success 'a symlink named .gitmodules (or its NTFS short name) is refused' '
+	cd repo &&
+	t=$(mktree "120000 .gitmodules $(cat blob)") &&
+	refused_like_git $t &&
+	t=$(mktree "120000 gitmod~1 $(cat blob)") &&
+	refused_like_git $t
+'
+
+test_expect_success 'a regular file named .gitmodules is fine' '
+	cd repo &&
+	t=$(mktree "100644 .gitmodules $(cat blob)") &&
+	test_same_as_git $(commit_of $t)
+'
+
+test_expect_success 'an empty name is refused as git refuses it' '
+	cd repo &&
+	t=$(mktree "100644  $(cat blob)") &&
+	refused_like_git $t
+'
+
+test_expect_success 'HFS+ aliases of .git are refused (git only on macOS)' '
+	cd repo &&
+	t=$(mktree "100644 .g\\342\\200\\214it $(cat blob)") &&
+	c=$(commit_of $t) &&
+	test_expect_code 255 garchive $c >out 2>err &&
+	test_must_be_empty out &&
+	grep "^error: invalid path" err
+'
+
+test_expect_success 'a name containing a slash is refused (git accepts it)' '
+	cd repo &&
+	t=$(mktree "100644 a/b $(cat blob)") &&
+	c=$(commit_of $t) &&
+	test_expect_code 255 garchive $c >out 2>err &&
+	test_must_be_empty out &&
+	echo "error: invalid path '"'"'a/b'"'"'" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'duplicate and unsorted entries come out as git writes them' '
+	cd repo &&
+	t=$(mktree "100644 b $(cat blob)" "100644 a $(cat blob2)" "100644 a $(cat blob)") &&
+	test_same_as_git $(commit_of $t)
+'
+
+test_expect_success 'unknown modes are canonicalised as git does' '
+	cd repo &&
+	for mode in 100000 100600 100700 100611 000000 1 140000 060000 777777; do
+		t=$(mktree "$mode m $(cat blob)") &&
+		test_same_as_git $(commit_of $t) || return 1
+	done
+'
+
+test_expect_success 'symlinks pointing outside are archived as data, as in git' '
+	cd repo &&
+	up=$(printf "../../etc/passwd" | git hash-object -w --stdin) &&
+	abs=$(printf "/etc/shadow" | git hash-object -w --stdin) &&
+	t=$(mktree "120000 up $up" "120000 abs $abs") &&
+	test_same_as_git $(commit_of $t)
+'
+
+test_expect_success 'malformed tree objects fail as in git' '
+	cd repo &&
+	for raw in "100644 x" "10a644 x\\000$(printf "%040d" 0)"; do
+		t=$(printf "$raw" | git hash-object --literally -w -t tree --stdin) &&
+		c=$(commit_of $t) &&
+		test_same_as_git $c || return 1
+	done
+'
+
+test_expect_success 'a tree 200 levels deep' '
+	cd repo &&
+	t=$(mktree "100644 leaf $(cat blob)") &&
+	i=0 &&
+	while test $i -lt 200; do
+		t=$(mktree "040000 d $t") &&
+		i=$((i + 1)) || return 1
+	done &&
+	test_same_as_git $(commit_of $t)
+'
+
+test_done
