@@ -106,8 +106,19 @@ static int set_workdir(git_repository *repo, const char *dir)
 {
 	char real[PATH_MAX];
 
+	const char *current = git_repository_workdir(repo);
+	size_t len;
+
 	if (!realpath(dir, real))
 		return ga_error_errno(errno, "cannot chdir to '%s'", dir);
+	/*
+	 * libgit2 1.5 leaks when asked for the work tree it already has,
+	 * so only ask for a different one.
+	 */
+	len = strlen(real);
+	if (current && !strncmp(current, real, len) &&
+	    (!strcmp(current + len, "/") || !current[len]))
+		return 0;
 	if (git_repository_set_workdir(repo, real, 0) < 0)
 		return ga_error_from_git(NULL);
 	return 0;
