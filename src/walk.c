@@ -537,6 +537,21 @@ static int stream_read(struct entry_stream *s, unsigned char *buf,
 }
 
 /*
+ * A missing blob is git's "cannot read" error, which ends the archive
+ * with status 255; a corrupt one makes git die (128) from deep inside
+ * its object reader, so it is fatal here too, with libgit2's reason.
+ */
+static int blob_unreadable(int code, const char *oid_hex)
+{
+	const git_error *e = git_error_last();
+
+	if (code != GIT_ENOTFOUND)
+		return ga_error_set("unable to read %s: %s", oid_hex,
+				    e && e->message ? e->message : "corrupt");
+	return ga_error_code(GA_EARCHIVE, "cannot read '%s'", oid_hex);
+}
+
+/*
  * A blob above core.bigFileThreshold is handed out unconverted, in
  * pieces.  libgit2 streams loose objects only; a packed blob is
  * inflated whole and then handed out from memory.
@@ -551,9 +566,10 @@ static int open_stream(struct walk *w, const git_oid *oid, size_t size)
 	if (git_odb_open_rstream(&w->stream.odb_stream, &len, &type, w->odb,
 				 oid) < 0) {
 		w->stream.odb_stream = NULL;
-		if (git_odb_read(&w->stream.obj, w->odb, oid) < 0)
-			return ga_error_code(GA_EARCHIVE, "cannot read '%s'",
-					     w->oid_hex);
+		int error = git_odb_read(&w->stream.obj, w->odb, oid);
+
+		if (error < 0)
+			return blob_unreadable(error, w->oid_hex);
 	}
 	w->entry.stream = &w->stream.base;
 	w->entry.size = size;
@@ -647,9 +663,8 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	    type == GIT_OBJECT_BLOB && size > w->big_file_threshold)
 		return open_stream(w, oid, size);
 
-	if (git_odb_read(&w->obj, w->odb, oid) < 0)
-		return ga_error_code(GA_EARCHIVE, "cannot read '%s'",
-				     w->oid_hex);
+	if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
+		return blob_unreadable(error, w->oid_hex);
 	if (mode == WALK_MODE_SYMLINK) {
 		w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
 		w->entry.size = git_odb_object_size(w->obj);
