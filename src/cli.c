@@ -1,111 +1,1062 @@
 /*
- * cli.c: placeholder parser for the most common options; replaced by
- * the parse-options compatible parser.
+ * cli.c: git archive's command line, as git 2.39 parses it.
+ *
+ * git parses `git archive` twice with its parse-options machinery.  The
+ * builtin wrapper (pass 1) knows only -o/--output, --remote and --exec,
+ * keeps everything else, and never abbreviates; archive.c (pass 2) then
+ * parses what is left with the full option table.  Each quirk of
+ * parse-options shows in the messages and exit codes users see, so this
+ * file implements the same algorithm once (parse_step() and friends,
+ * driven by a table of struct optspec) and runs it with each pass's
+ * table and flags.
  */
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "garchive/format.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
-	"usage: git archive [<options>] <tree-ish> [<path>...]\n";
+	"usage: git archive [<options>] <tree-ish> [<path>...]\n"
+	"   or: git archive --list\n"
+	"   or: git archive --remote <repo> [--exec <cmd>] [<options>]"
+	" <tree-ish> [<path>...]\n"
+	"   or: git archive --remote <repo> [--exec <cmd>] --list\n"
+	"\n"
+	"    --format <fmt>        archive format\n"
+	"    --prefix <prefix>     prepend prefix to each pathname in the"
+	" archive\n"
+	"    --add-file <file>     add untracked file to archive\n"
+	"    --add-virtual-file <path:content>\n"
+	"                          add untracked file to archive\n"
+	"    -o, --output <file>   write the archive to this file\n"
+	"    --worktree-attributes\n"
+	"                          read .gitattributes in working directory\n"
+	"    -v, --verbose         report archived files on stderr\n"
+	"    -NUM                  set compression level\n"
+	"\n"
+	"    -l, --list            list supported archive formats\n"
+	"\n"
+	"    --remote <repo>       retrieve the archive from remote repository"
+	" <repo>\n"
+	"    --exec <command>      path to the remote git-upload-archive"
+	" command\n"
+	"\n";
 
-const char *cli_usage(void)
+/*
+ * What git's --git-completion-helper prints for each pass.  The second
+ * starts with a space because git's table starts with an OPT_GROUP.
+ * garchive's extensions are left out, as they are from the usage.
+ */
+static const char completion_pass1[] =
+	"--output= --remote= --exec= --no-output -- --no-remote --no-exec\n";
+static const char completion_pass2[] =
+	" --format= --prefix= --add-file= --add-virtual-file= --output="
+	" --worktree-attributes --verbose --list --remote= --exec="
+	" --no-format -- --no-prefix --no-add-file --no-add-virtual-file"
+	" --no-output --no-worktree-attributes --no-verbose --no-list"
+	" --no-remote --no-exec\n";
+
+/* How an option takes its value, after git's OPTION_* types. */
+enum opt_kind {
+	KIND_STRING,		/* OPT_STRING: needs a value; --no-: NULL */
+	KIND_CALLBACK,		/* needs a value; --no- calls back unset */
+	KIND_COUNTUP,		/* -v: each use adds one, --no- = 0 */
+	KIND_BOOL,		/* OPT_BOOL: 1, --no- = 0 */
+	KIND_NUMBER,		/* -NUM */
+	KIND_INTEGER		/* OPT_INTEGER */
+};
+
+#define OPTF_NOARG	0x1	/* PARSE_OPT_NOARG: --opt=x is an error */
+#define OPTF_NONEG	0x2	/* PARSE_OPT_NONEG: no --no-opt form */
+#define OPTF_EXT	0x4	/* garchive extension: no typo hints */
+
+enum opt_id {
+	OPT_ID_FORMAT,
+	OPT_ID_PREFIX,
+	OPT_ID_ADD_FILE,
+	OPT_ID_ADD_VIRTUAL_FILE,
+	OPT_ID_OUTPUT,
+	OPT_ID_WORKTREE_ATTRIBUTES,
+	OPT_ID_VERBOSE,
+	OPT_ID_NUMBER,
+	OPT_ID_LIST,
+	OPT_ID_REMOTE,
+	OPT_ID_EXEC,
+	OPT_ID_MTIME,
+	OPT_ID_THREADS
+};
+
+struct optspec {
+	enum opt_id id;
+	char short_name;
+	const char *long_name;
+	enum opt_kind kind;
+	unsigned flags;
+};
+
+/* builtin/archive.c's local_opts. */
+static const struct optspec pass1_options[] = {
+	{ OPT_ID_OUTPUT, 'o', "output", KIND_STRING, 0 },
+	{ OPT_ID_REMOTE, 0, "remote", KIND_STRING, 0 },
+	{ OPT_ID_EXEC, 0, "exec", KIND_STRING, 0 },
+};
+
+/*
+ * archive.c's table, in git's order, which decides which two names an
+ * "ambiguous option" message shows (the last two candidates).  The
+ * extensions come first and cannot be negated, so they never change
+ * one of git's messages: no git option shares a prefix with them, and
+ * only the empty prefix of `--=x` matches everything.
+ */
+static const struct optspec pass2_options[] = {
+	{ OPT_ID_MTIME, 0, "mtime", KIND_STRING, OPTF_NONEG | OPTF_EXT },
+	{ OPT_ID_THREADS, 0, "threads", KIND_INTEGER, OPTF_NONEG | OPTF_EXT },
+	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
+	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
+	{ OPT_ID_ADD_FILE, 0, "add-file", KIND_CALLBACK, 0 },
+	{ OPT_ID_ADD_VIRTUAL_FILE, 0, "add-virtual-file", KIND_CALLBACK, 0 },
+	{ OPT_ID_OUTPUT, 'o', "output", KIND_STRING, 0 },
+	{ OPT_ID_WORKTREE_ATTRIBUTES, 0, "worktree-attributes", KIND_BOOL,
+	  OPTF_NOARG },
+	{ OPT_ID_VERBOSE, 'v', "verbose", KIND_COUNTUP, OPTF_NOARG },
+	{ OPT_ID_NUMBER, 0, NULL, KIND_NUMBER, OPTF_NOARG | OPTF_NONEG },
+	{ OPT_ID_LIST, 'l', "list", KIND_BOOL, OPTF_NOARG },
+	{ OPT_ID_REMOTE, 0, "remote", KIND_STRING, 0 },
+	{ OPT_ID_EXEC, 0, "exec", KIND_STRING, 0 },
+};
+
+/* How an option was spelled, for its messages (git's opt_parsed). */
+#define SPELL_LONG	0
+#define SPELL_SHORT	0x1
+#define SPELL_UNSET	0x2
+
+/* Internal results besides 0 and the negative GA_* codes. */
+#define STEP_UNKNOWN	1	/* not an option of this table */
+
+/* Pass 1 parses with KEEP_DASHDASH | KEEP_ARGV0 | KEEP_UNKNOWN_OPT |
+ * NO_INTERNAL_HELP and no usage strings; pass 2 with none of these. */
+#define PARSE_PASS1	0x1
+
+/*
+ * Receives each option's value.  `arg` is NULL for flags and for the
+ * --no- forms; it points into the argument vector otherwise.
+ */
+typedef int (*apply_fn)(void *payload, const struct optspec *o,
+			const char *arg, int unset);
+
+struct parser {
+	const struct optspec *opts;
+	size_t nr_opts;
+	unsigned flags;
+	char **argv;		/* the arguments, without argv[0] */
+	size_t argc, pos;
+	const char *opt;	/* rest of a short cluster, or "=value" */
+	char *faked;		/* "-<rest>" of a cluster, for messages */
+	char **out;		/* copies of what the pass keeps, in order */
+	size_t nr_out, alloc_out;
+	const char *completion;
+	apply_fn apply;
+	void *payload;
+};
+
+static const char *skip_prefix(const char *s, const char *prefix)
 {
-	return usage_text;
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) ? NULL : s + n;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void keep(struct parser *p, const char *arg)
+{
+	/* one more for the NULL that ends pass1_args */
+	GA_ALLOC_GROW(p->out, p->nr_out + 2, p->alloc_out);
+	p->out[p->nr_out++] = ga_xstrdup(arg);
+	p->out[p->nr_out] = NULL;
+}
+
+/* git's optname(): how messages name the option that was used. */
+static void optname(char *buf, size_t size, const struct optspec *o,
+		    int spell)
+{
+	if (spell & SPELL_SHORT)
+		snprintf(buf, size, "switch `%c'", o->short_name);
+	else if (spell & SPELL_UNSET)
+		snprintf(buf, size, "option `no-%s'", o->long_name);
+	else
+		snprintf(buf, size, "option `%s'", o->long_name);
+}
+
+static int opt_error(const struct optspec *o, int spell, const char *what)
+{
+	char name[64];
+
+	optname(name, sizeof(name), o, spell);
+	return ga_error_usage(GA_USAGE_NONE, "%s %s", name, what);
+}
+
+/* The usage text goes where git's parse_options() would print it. */
+static int show_usage(const struct parser *p)
+{
+	/* Pass 1 has no usage strings: git prints nothing and exits 129. */
+	if (p->flags & PARSE_PASS1)
+		return ga_error_usage(GA_USAGE_NONE, NULL);
+	return ga_error_usage(GA_USAGE_STDOUT, NULL);
+}
+
+static int get_arg(struct parser *p, const struct optspec *o, int spell,
+		   const char **arg)
+{
+	if (p->opt) {
+		*arg = p->opt;
+		p->opt = NULL;
+	} else if (p->pos + 1 < p->argc) {
+		*arg = p->argv[++p->pos];
+	} else {
+		return opt_error(o, spell, "requires a value");
+	}
+	return 0;
+}
+
+/* git's get_value(): check how the option was used, then apply it. */
+static int get_value(struct parser *p, const struct optspec *o, int spell)
+{
+	int unset = spell & SPELL_UNSET;
+	const char *arg = NULL;
+	char *end;
+	int error;
+
+	if (unset && p->opt)
+		return opt_error(o, spell, "takes no value");
+	if (unset && (o->flags & OPTF_NONEG))
+		return opt_error(o, spell, "isn't available");
+	if (!(spell & SPELL_SHORT) && p->opt && (o->flags & OPTF_NOARG))
+		return opt_error(o, spell, "takes no value");
+
+	switch (o->kind) {
+	case KIND_COUNTUP:
+	case KIND_BOOL:
+		return p->apply(p->payload, o, NULL, unset);
+	case KIND_STRING:
+	case KIND_CALLBACK:
+		if (!unset && (error = get_arg(p, o, spell, &arg)) < 0)
+			return error;
+		return p->apply(p->payload, o, arg, unset);
+	case KIND_INTEGER:
+		if (unset)
+			return p->apply(p->payload, o, NULL, 1);
+		if ((error = get_arg(p, o, spell, &arg)) < 0)
+			return error;
+		if (!*arg || (strtol(arg, &end, 10), *end))
+			return opt_error(o, spell,
+					 "expects a numerical value");
+		return p->apply(p->payload, o, arg, 0);
+	case KIND_NUMBER:
+		break;
+	}
+	GA_BUG("option kind without a value rule");
+}
+
+/* git's parse_short_opt(): one letter of a cluster, or -NUM digits. */
+static int parse_short(struct parser *p)
+{
+	const struct optspec *numopt = NULL;
+	size_t i, len;
+	char *digits;
+	int error;
+
+	for (i = 0; i < p->nr_opts; i++) {
+		const struct optspec *o = &p->opts[i];
+
+		if (o->short_name && o->short_name == *p->opt) {
+			p->opt = p->opt[1] ? p->opt + 1 : NULL;
+			return get_value(p, o, SPELL_SHORT);
+		}
+		/* Explicit one-digit options would win over -NUM. */
+		if (o->kind == KIND_NUMBER)
+			numopt = o;
+	}
+	if (!numopt || !isdigit((unsigned char)*p->opt))
+		return STEP_UNKNOWN;
+	for (len = 1; isdigit((unsigned char)p->opt[len]); len++)
+		;
+	digits = ga_xstrndup(p->opt, len);
+	p->opt = p->opt[len] ? p->opt + len : NULL;
+	error = p->apply(p->payload, numopt, digits, 0);
+	free(digits);
+	return error;
+}
+
+/*
+ * git's parse_long_opt().  An exact name wins at once; otherwise every
+ * option the word abbreviates is a candidate, and more than one is an
+ * error naming the last two.  Pass 1 (KEEP_UNKNOWN_OPT) turns off plain
+ * abbreviations but, as in git, not the abbreviated --no- forms, so
+ * `--no-out` still resets -o there.
+ */
+static int parse_long(struct parser *p, const char *arg)
+{
+	const char *arg_end = strchr(arg, '=');
+	const struct optspec *abbrev = NULL, *ambiguous = NULL;
+	int abbrev_spell = SPELL_LONG, ambiguous_spell = SPELL_LONG;
+	size_t i;
+
+	if (!arg_end)
+		arg_end = arg + strlen(arg);
+	for (i = 0; i < p->nr_opts; i++) {
+		const struct optspec *o = &p->opts[i];
+		const char *rest, *name = o->long_name;
+		int spell = SPELL_LONG, abbreviated = 0;
+
+		if (!name)
+			continue;
+		rest = skip_prefix(arg, name);
+		if (!rest) {
+			if (!(p->flags & PARSE_PASS1) &&
+			    !strncmp(name, arg, arg_end - arg)) {
+				abbreviated = 1;
+			} else if (o->flags & OPTF_NONEG) {
+				continue;
+			} else if (starts_with("no-", arg)) {
+				/* "--n", "--no", "--no-": every negation */
+				spell = SPELL_UNSET;
+				abbreviated = 1;
+			} else if (!starts_with(arg, "no-")) {
+				continue;
+			} else {
+				spell = SPELL_UNSET;
+				rest = skip_prefix(arg + 3, name);
+				if (!rest) {
+					if (!starts_with(name, arg + 3))
+						continue;
+					abbreviated = 1;
+				}
+			}
+		}
+		if (abbreviated) {
+			if (abbrev) {
+				ambiguous = abbrev;
+				ambiguous_spell = abbrev_spell;
+			}
+			if (!(spell & SPELL_UNSET) && *arg_end)
+				p->opt = arg_end + 1;
+			abbrev = o;
+			abbrev_spell = spell;
+			continue;
+		}
+		if (*rest) {
+			if (*rest != '=')
+				continue;
+			p->opt = rest + 1;
+		}
+		return get_value(p, o, spell);
+	}
+
+	if (ambiguous) {
+		int dest = p->flags & PARSE_PASS1 ? GA_USAGE_NONE
+						  : GA_USAGE_STDOUT;
+		const char *no1 = ambiguous_spell & SPELL_UNSET ? "no-" : "";
+		const char *no2 = abbrev_spell & SPELL_UNSET ? "no-" : "";
+
+		return ga_error_usage(dest, "ambiguous option: %s "
+				      "(could be --%s%s or --%s%s)", arg,
+				      no1, ambiguous->long_name,
+				      no2, abbrev->long_name);
+	}
+	if (abbrev)
+		return get_value(p, abbrev, abbrev_spell);
+	return STEP_UNKNOWN;
+}
+
+/*
+ * git's check_typos(): a single-dash word that could be a long option
+ * ("-list", "-no-foo") is refused rather than read as a cluster.
+ */
+static int check_typos(const struct parser *p, const char *arg)
+{
+	size_t i;
+
+	if (strlen(arg) < 3)
+		return 0;
+	if (starts_with(arg, "no-"))
+		goto typo;
+	for (i = 0; i < p->nr_opts; i++) {
+		const struct optspec *o = &p->opts[i];
+
+		if (o->long_name && !(o->flags & OPTF_EXT) &&
+		    starts_with(o->long_name, arg))
+			goto typo;
+	}
+	return 0;
+typo:
+	return ga_error_usage(GA_USAGE_NONE,
+			      "did you mean `--%s` (with two dashes)?", arg);
+}
+
+static int unknown_option(struct parser *p, const char *arg)
+{
+	if (p->flags & PARSE_PASS1) {
+		keep(p, arg);
+		p->opt = NULL;
+		return 0;
+	}
+	if (arg[1] == '-')
+		return ga_error_usage(GA_USAGE_STDERR, "unknown option `%s'",
+				      arg + 2);
+	if ((unsigned char)*p->opt < 0x80)
+		return ga_error_usage(GA_USAGE_STDERR, "unknown switch `%c'",
+				      *p->opt);
+	return ga_error_usage(GA_USAGE_STDERR,
+			      "unknown non-ascii option in string: `%s'", arg);
+}
+
+/* A single-dash argument: a letter, a cluster ("-vq", "-v9") or -NUM. */
+static int parse_cluster(struct parser *p, const char *arg)
+{
+	int error, help = !(p->flags & PARSE_PASS1);
+
+	p->opt = arg + 1;
+	error = parse_short(p);
+	if (error < 0)
+		return error;
+	if (error == STEP_UNKNOWN) {
+		if ((error = check_typos(p, arg + 1)) < 0)
+			return error;
+		if (help && *p->opt == 'h')
+			return show_usage(p);
+		return unknown_option(p, arg);
+	}
+	if (p->opt && (error = check_typos(p, arg + 1)) < 0)
+		return error;
+	while (p->opt) {
+		error = parse_short(p);
+		if (error < 0)
+			return error;
+		if (error == STEP_UNKNOWN) {
+			if (help && *p->opt == 'h')
+				return show_usage(p);
+			/*
+			 * git reports the rest of the cluster as if it
+			 * were the whole argument, so "-v-x" becomes the
+			 * long option "x".
+			 */
+			free(p->faked);
+			p->faked = ga_xstrfmt("-%s", p->opt);
+			return unknown_option(p, p->faked);
+		}
+	}
+	return 0;
+}
+
+/* Asked by git-completion.bash, as the only argument. */
+static int is_completion_request(const char *arg)
+{
+	return !strcmp(arg, "--git-completion-helper") ||
+	       !strcmp(arg, "--git-completion-helper-all");
+}
+
+/* git's parse_options_step() and parse_options_end(). */
+static int parse_step(struct parser *p)
+{
+	int help = !(p->flags & PARSE_PASS1);
+	int error;
+
+	for (p->pos = 0; p->pos < p->argc; p->pos++) {
+		const char *arg = p->argv[p->pos];
+
+		p->opt = NULL;
+		if (*arg != '-' || !arg[1]) {
+			keep(p, arg);
+			continue;
+		}
+		if (p->argc == 1 && is_completion_request(arg)) {
+			p->completion = p->flags & PARSE_PASS1 ?
+				completion_pass1 : completion_pass2;
+			return 0;
+		}
+		if (arg[1] != '-') {
+			if ((error = parse_cluster(p, arg)) < 0)
+				return error;
+			continue;
+		}
+		if (!arg[2] || !strcmp(arg + 2, "end-of-options")) {
+			/* Pass 1 keeps the "--" for pass 2. */
+			if (!(p->flags & PARSE_PASS1))
+				p->pos++;
+			break;
+		}
+		if (help && (!strcmp(arg + 2, "help-all") ||
+			     !strcmp(arg + 2, "help")))
+			return show_usage(p);
+		error = parse_long(p, arg + 2);
+		if (error == STEP_UNKNOWN)
+			error = unknown_option(p, arg);
+		if (error < 0)
+			return error;
+	}
+	for (; p->pos < p->argc; p->pos++)
+		keep(p, p->argv[p->pos]);
+	return 0;
+}
+
+static void parser_release(struct parser *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_out; i++)
+		free(p->out[i]);
+	free(p->out);
+	free(p->faked);
+	p->out = NULL;
+	p->faked = NULL;
+}
+
+/* git's prefix_filename(): `prefix` + `arg` unless `arg` is absolute. */
+static char *prefix_filename(const char *prefix, const char *arg)
+{
+	if (!prefix || !*prefix || *arg == '/')
+		return ga_xstrdup(arg);
+	return ga_xstrfmt("%s%s", prefix, arg);
+}
+
+/* ---- global options ---------------------------------------------- */
+
+static char **copy_argv(int argc, char **argv, const char *argv0)
+{
+	char **out = ga_xcalloc((size_t)argc + 1, sizeof(*out));
+	int i;
+
+	for (i = 0; i < argc; i++)
+		out[i] = ga_xstrdup(i ? argv[i] : argv0);
+	return out;
 }
 
 int cli_parse_global(struct cli_global *out, int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		enum cli_command command;
+	} commands[] = {
+		{ "--version", CLI_VERSION },
+		{ "--help", CLI_HELP },
+		{ "help", CLI_HELP },
+		{ "upload-archive", CLI_UPLOAD_ARCHIVE },
+		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
+	};
+	const char *argv0 = argc > 0 ? argv[0] : "garchive";
+	size_t j;
+	int i = 1;
+
 	memset(out, 0, sizeof(*out));
 	out->command = CLI_ARCHIVE;
-	if (argc > 1 && !strcmp(argv[1], "--version"))
-		out->command = CLI_VERSION;
-	out->argc = argc;
-	out->argv = argv;
+	while (i < argc && !strcmp(argv[i], "-c")) {
+		if (i + 1 >= argc)
+			return ga_error_usage(GA_USAGE_NONE,
+					"-c expects a configuration string");
+		GA_ALLOC_GROW(out->config, out->nr_config + 1,
+			      out->alloc_config);
+		out->config[out->nr_config++] = ga_xstrdup(argv[i + 1]);
+		i += 2;
+	}
+	for (j = 0; i < argc && j < GA_ARRAY_SIZE(commands); j++) {
+		if (strcmp(argv[i], commands[j].name))
+			continue;
+		out->command = commands[j].command;
+		out->argc = argc - i;
+		out->argv = copy_argv(out->argc, argv + i, argv[i]);
+		return 0;
+	}
+	/* git archive's own argv: the command name, then the rest. */
+	out->argc = argc > i ? argc - i + 1 : 1;
+	out->argv = copy_argv(out->argc, argv + i - 1, argv0);
 	return 0;
 }
 
 void cli_global_release(struct cli_global *g)
 {
+	size_t i;
+	int k;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nr_config; i++)
+		free(g->config[i]);
 	free(g->config);
+	for (k = 0; g->argv && k < g->argc; k++)
+		free(g->argv[k]);
+	free(g->argv);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- pass 1 -------------------------------------------------------- */
+
+static void set_string(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? ga_xstrdup(value) : NULL;
+}
+
+static int apply_pass1(void *payload, const struct optspec *o,
+		       const char *arg, int unset)
+{
+	struct archive_options *opts = payload;
+	const char *value = unset ? NULL : arg;
+
+	switch (o->id) {
+	case OPT_ID_OUTPUT:
+		set_string(&opts->output, value);
+		return 0;
+	case OPT_ID_REMOTE:
+		set_string(&opts->remote, value);
+		return 0;
+	case OPT_ID_EXEC:
+		set_string(&opts->exec, value);
+		return 0;
+	default:
+		GA_BUG("pass 1 option without a handler");
+	}
 }
 
 int cli_parse_pass1(struct archive_options *opts, int argc, char **argv)
 {
-	int i;
+	struct parser p = { 0 };
+	int error;
 
+	memset(opts, 0, sizeof(*opts));
 	opts->level = -1;
-	opts->pass1_args = ga_xcalloc((size_t)argc, sizeof(char *));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			opts->output = ga_xstrdup(argv[++i]);
-		else if (!strncmp(argv[i], "--output=", 9))
-			opts->output = ga_xstrdup(argv[i] + 9);
-		else
-			opts->pass1_args[opts->nr_pass1_args++] = argv[i];
+	p.opts = pass1_options;
+	p.nr_opts = GA_ARRAY_SIZE(pass1_options);
+	p.flags = PARSE_PASS1;
+	p.argv = argc > 1 ? argv + 1 : NULL;
+	p.argc = argc > 1 ? (size_t)argc - 1 : 0;
+	p.apply = apply_pass1;
+	p.payload = opts;
+	if ((error = parse_step(&p)) < 0)
+		goto done;
+	/* The kept copies become pass1_args, NULL-terminated. */
+	opts->completion = p.completion;
+	opts->pass1_args = p.out ? p.out : ga_xcalloc(1, sizeof(char *));
+	opts->nr_pass1_args = p.nr_out;
+	p.out = NULL;
+	p.nr_out = 0;
+done:
+	parser_release(&p);
+	return error;
+}
+
+/* ---- pass 2 -------------------------------------------------------- */
+
+/* parse_archive_args()'s local variables. */
+struct pass2 {
+	struct archive_options *opts;
+	const char *cwd_prefix;	/* NULL on the server */
+	const char *format, *base, *output, *remote, *exec, *mtime;
+	int level, verbose, list, worktree_attributes, threads;
+};
+
+static void clear_extras(struct archive_options *opts)
+{
+	size_t i;
+
+	for (i = 0; i < opts->nr_extras; i++) {
+		struct extra_file *e = &opts->extras[i];
+
+		free(e->path);
+		free(e->disk_path);
+		free(e->display_path);
+		free(e->content);
 	}
+	free(opts->extras);
+	opts->extras = NULL;
+	opts->nr_extras = opts->alloc_extras = 0;
+}
+
+static struct extra_file *new_extra(struct archive_options *opts)
+{
+	struct extra_file *e;
+
+	GA_ALLOC_GROW(opts->extras, opts->nr_extras + 1, opts->alloc_extras);
+	e = &opts->extras[opts->nr_extras++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/*
+ * --add-file: checked now, read when the archive is written.  git stats
+ * the cwd-prefixed name from the top of the worktree; we are still in
+ * the cwd, so the name as given is the same file, except that "" in a
+ * subdirectory means that directory.
+ */
+static int add_file(struct pass2 *st, const char *arg)
+{
+	char *display = prefix_filename(st->cwd_prefix, arg);
+	const char *disk = *arg || !*display ? arg : ".";
+	const char *slash = strrchr(display, '/');
+	struct extra_file *e;
+	struct stat sb;
+
+	if (stat(disk, &sb)) {
+		ga_error_set("File not found: %s", display);
+		free(display);
+		return GA_ERROR;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		ga_error_set("Not a regular file: %s", display);
+		free(display);
+		return GA_ERROR;
+	}
+	e = new_extra(st->opts);
+	e->path = ga_xstrfmt("%s%s", st->base ? st->base : "",
+			     slash ? slash + 1 : display);
+	e->disk_path = ga_xstrdup(disk);
+	e->display_path = display;
+	e->executable = !!(sb.st_mode & S_IXUSR);
 	return 0;
 }
 
-int cli_parse_archive(struct archive_options *opts,
-		      const struct format_list *formats,
-		      const char *cwd_prefix, int remote)
+/*
+ * git's unquote_c_style(): `quoted` starts with '"'.  On success the
+ * unquoted bytes are in `buf` and *endp points past the closing quote.
+ */
+static int unquote_c_style(struct ga_buf *buf, const char *quoted,
+			   const char **endp)
 {
-	const char *format = NULL;
-	size_t i;
+	int ch, ac;
 
-	(void)cwd_prefix, (void)remote;
-	opts->pathspecs = ga_xcalloc(opts->nr_pass1_args + 1, sizeof(char *));
-	opts->prefix = ga_xstrdup("");
-	for (i = 0; i < opts->nr_pass1_args; i++) {
-		char *a = opts->pass1_args[i];
+	quoted++;
+	for (;;) {
+		size_t len = strcspn(quoted, "\"\\");
 
-		if (!strncmp(a, "--format=", 9))
-			format = a + 9;
-		else if (!strncmp(a, "--prefix=", 9)) {
-			free(opts->prefix);
-			opts->prefix = ga_xstrdup(a + 9);
-		} else if (!strcmp(a, "-v"))
-			opts->verbose = 1;
-		else if (!strcmp(a, "-l") || !strcmp(a, "--list"))
-			opts->list = 1;
-		else if (!strncmp(a, "--mtime=", 8))
-			opts->mtime = ga_xstrdup(a + 8);
-		else if (!opts->treeish)
-			opts->treeish = ga_xstrdup(a);
-		else
-			opts->pathspecs[opts->nr_pathspecs++] = ga_xstrdup(a);
+		ga_buf_put(buf, quoted, len);
+		quoted += len;
+		switch (*quoted++) {
+		case '"':
+			*endp = quoted;
+			return 0;
+		case '\\':
+			break;
+		default:
+			return -1;
+		}
+		switch ((ch = *quoted++)) {
+		case 'a': ch = '\a'; break;
+		case 'b': ch = '\b'; break;
+		case 'f': ch = '\f'; break;
+		case 'n': ch = '\n'; break;
+		case 'r': ch = '\r'; break;
+		case 't': ch = '\t'; break;
+		case 'v': ch = '\v'; break;
+		case '\\':
+		case '"':
+			break;
+		case '0': case '1': case '2': case '3':
+			/* Exactly three octal digits, at most \377. */
+			ac = (ch - '0') << 6;
+			if ((ch = *quoted++) < '0' || ch > '7')
+				return -1;
+			ac |= (ch - '0') << 3;
+			if ((ch = *quoted++) < '0' || ch > '7')
+				return -1;
+			ch = ac | (ch - '0');
+			break;
+		default:
+			return -1;
+		}
+		ga_buf_putc(buf, ch);
 	}
-	if (opts->list)
-		return 0;
-	if (!format && opts->output) {
-		const struct format *f = format_infer(formats, opts->output);
-
-		format = f ? f->name : NULL;
-	}
-	if (!format)
-		format = "tar";
-	if (!opts->treeish)
-		return ga_error_usage(GA_USAGE_STDERR, NULL);
-	opts->format = format_lookup(formats, format);
-	if (!opts->format)
-		return ga_error_set("Unknown archive format '%s'", format);
-	return format_check_level(opts->format, opts->level);
 }
 
-void cli_options_release(struct archive_options *opts)
+/*
+ * --add-virtual-file=<path>:<content>.  As in git 2.39 the cwd prefix
+ * applies to <path> but --prefix does not.  A quoted path that unquotes
+ * to nothing keeps its quotes, and one with a NUL ends there, because
+ * git tests the unquoted length but then uses the bytes as a C string.
+ */
+static int add_virtual_file(struct pass2 *st, const char *arg)
+{
+	struct ga_buf buf = GA_BUF_INIT;
+	const char *p = arg;
+	struct extra_file *e;
+	char *path;
+
+	if (*p != '"')
+		p = strchr(p, ':');
+	else if (unquote_c_style(&buf, p, &p) < 0) {
+		ga_buf_release(&buf);
+		return ga_error_set("unclosed quote: '%s'", arg);
+	}
+	if (!p || *p != ':') {
+		ga_buf_release(&buf);
+		return ga_error_set("missing colon: '%s'", arg);
+	}
+	if (p == arg)
+		return ga_error_set("empty file name: '%s'", arg);
+
+	path = buf.len ? ga_xstrdup(buf.ptr) : ga_xstrndup(arg, p - arg);
+	ga_buf_release(&buf);
+	e = new_extra(st->opts);
+	e->path = prefix_filename(st->cwd_prefix, path);
+	free(path);
+	e->content = ga_xstrdup(p + 1);
+	e->content_len = strlen(e->content);
+	return 0;
+}
+
+/* git's number_callback(): strtol, then narrowed to int. */
+static int parse_level(const char *digits)
+{
+	long v = strtol(digits, NULL, 10);
+
+	/*
+	 * git stores the long in an int, so values past INT_MAX wrap
+	 * (-99999999999999999999 becomes -1: no level at all).
+	 */
+	return (int)(unsigned int)(unsigned long)v;
+}
+
+static int apply_pass2(void *payload, const struct optspec *o,
+		       const char *arg, int unset)
+{
+	struct pass2 *st = payload;
+	long n;
+
+	switch (o->id) {
+	case OPT_ID_FORMAT:
+		st->format = arg;
+		return 0;
+	case OPT_ID_PREFIX:
+		st->base = arg;
+		return 0;
+	case OPT_ID_OUTPUT:
+		st->output = arg;
+		return 0;
+	case OPT_ID_REMOTE:
+		st->remote = arg;
+		return 0;
+	case OPT_ID_EXEC:
+		st->exec = arg;
+		return 0;
+	case OPT_ID_MTIME:
+		st->mtime = arg;
+		return 0;
+	case OPT_ID_ADD_FILE:
+	case OPT_ID_ADD_VIRTUAL_FILE:
+		/* Either negation drops every extra file queued so far. */
+		if (unset) {
+			clear_extras(st->opts);
+			return 0;
+		}
+		if (o->id == OPT_ID_ADD_FILE)
+			return add_file(st, arg);
+		return add_virtual_file(st, arg);
+	case OPT_ID_WORKTREE_ATTRIBUTES:
+		st->worktree_attributes = !unset;
+		return 0;
+	case OPT_ID_LIST:
+		st->list = !unset;
+		return 0;
+	case OPT_ID_VERBOSE:
+		if (st->verbose < 0)
+			st->verbose = 0;
+		st->verbose = unset ? 0 : st->verbose + 1;
+		return 0;
+	case OPT_ID_NUMBER:
+		st->level = parse_level(arg);
+		return 0;
+	case OPT_ID_THREADS:
+		errno = 0;
+		n = strtol(arg, NULL, 10);
+		if (errno == ERANGE || n > INT_MAX)
+			return ga_error_usage(GA_USAGE_NONE, "option `%s' "
+					      "expects a numerical value",
+					      o->long_name);
+		if (n < 0)
+			return ga_error_usage(GA_USAGE_NONE, "option `%s' "
+					      "expects a non-negative integer"
+					      " value", o->long_name);
+		st->threads = (int)n;
+		return 0;
+	}
+	GA_BUG("pass 2 option without a handler");
+}
+
+static void release_pass2_fields(struct archive_options *opts)
 {
 	size_t i;
 
-	free(opts->output);
-	free(opts->pass1_args);
+	clear_extras(opts);
 	free(opts->prefix);
 	free(opts->mtime);
 	free(opts->treeish);
 	for (i = 0; i < opts->nr_pathspecs; i++)
 		free(opts->pathspecs[i]);
 	free(opts->pathspecs);
+	opts->format = NULL;
+	opts->level = -1;
+	opts->prefix = opts->mtime = opts->treeish = NULL;
+	opts->pathspecs = NULL;
+	opts->nr_pathspecs = 0;
+	opts->verbose = opts->list = opts->worktree_attributes = 0;
+	opts->threads = 0;
+}
+
+/* The name git infers the format from: -o's value as OPT_FILENAME
+ * stored it, i.e. prefixed unless absolute or "-". */
+static const struct format *infer_format(const struct format_list *formats,
+					 const char *output,
+					 const char *cwd_prefix)
+{
+	const struct format *fmt;
+	char *name;
+
+	if (!*output || !strcmp(output, "-"))
+		name = ga_xstrdup(output);
+	else
+		name = prefix_filename(cwd_prefix, output);
+	fmt = format_infer(formats, name);
+	free(name);
+	return fmt;
+}
+
+/* A format that takes no -NUM at all (plain tar). */
+static int takes_levels(const struct format *fmt)
+{
+	return fmt->writer == FORMAT_ZIP || fmt->filter.kind != FILTER_NONE;
+}
+
+int cli_parse_archive(struct archive_options *opts,
+		      const struct format_list *formats,
+		      const char *cwd_prefix, int remote)
+{
+	struct pass2 st = { 0 };
+	struct parser p = { 0 };
+	const struct format *fmt = NULL;
+	const char *name;
+	size_t i;
+	int error;
+
+	release_pass2_fields(opts);
+	opts->completion = NULL;
+	st.opts = opts;
+	st.cwd_prefix = remote ? NULL : cwd_prefix;
+	st.level = -1;
+	p.opts = pass2_options;
+	p.nr_opts = GA_ARRAY_SIZE(pass2_options);
+	p.argv = opts->pass1_args;
+	p.argc = opts->nr_pass1_args;
+	p.apply = apply_pass2;
+	p.payload = &st;
+
+	/* --add-file errors die here, before any other check. */
+	if ((error = parse_step(&p)) < 0)
+		goto done;
+	if (p.completion) {
+		opts->completion = p.completion;
+		goto done;
+	}
+
+	if (st.remote) {
+		error = ga_error_set("Unexpected option --remote");
+		goto done;
+	}
+	if (st.exec) {
+		error = ga_error_set("the option '%s' requires '%s'",
+				     "--exec", "--remote");
+		goto done;
+	}
+	if (st.output) {
+		error = ga_error_set("Unexpected option --output");
+		goto done;
+	}
+	if (remote && opts->nr_extras) {
+		error = ga_error_set("options '%s' and '%s' cannot be used "
+				     "together", "--add-file", "--remote");
+		goto done;
+	}
+
+	opts->prefix = ga_xstrdup(st.base ? st.base : "");
+	opts->verbose = st.verbose;
+	opts->worktree_attributes = st.worktree_attributes;
+	opts->mtime = st.mtime ? ga_xstrdup(st.mtime) : NULL;
+	opts->threads = st.threads;
+	if (st.list) {
+		/* Positional arguments are ignored, as by git 2.39. */
+		opts->list = 1;
+		goto done;
+	}
+
+	/* The server gets no file name to infer from (git's name_hint). */
+	name = st.format;
+	if (!name && !remote && opts->output &&
+	    (fmt = infer_format(formats, opts->output, cwd_prefix)))
+		name = fmt->name;
+	if (!name)
+		name = "tar";
+
+	if (!p.nr_out) {
+		error = ga_error_usage(GA_USAGE_STDERR, NULL);
+		goto done;
+	}
+	fmt = format_lookup(formats, name);
+	if (!fmt || (remote && !fmt->remote)) {
+		error = ga_error_set("Unknown archive format '%s'", name);
+		goto done;
+	}
+
+	/*
+	 * -1 means "no level" to git too.  Other negative values (a wrapped
+	 * -NUM) are refused only by formats that take no level at all.
+	 */
+	if (st.level < -1 && !takes_levels(fmt)) {
+		error = ga_error_set("Argument not supported for format "
+				     "'%s': -%d", fmt->name, st.level);
+		goto done;
+	}
+	if (st.level >= 0 && (error = format_check_level(fmt, st.level)) < 0)
+		goto done;
+
+	opts->format = fmt;
+	opts->level = st.level;
+	opts->treeish = ga_xstrdup(p.out[0]);
+	opts->nr_pathspecs = p.nr_out - 1;
+	opts->pathspecs = ga_xcalloc(p.nr_out, sizeof(char *));
+	for (i = 1; i < p.nr_out; i++)
+		opts->pathspecs[i - 1] = ga_xstrdup(p.out[i]);
+	error = 0;
+done:
+	parser_release(&p);
+	return error;
+}
+
+void cli_options_release(struct archive_options *opts)
+{
+	size_t i;
+
+	if (!opts)
+		return;
+	release_pass2_fields(opts);
+	free(opts->output);
+	free(opts->remote);
+	free(opts->exec);
+	for (i = 0; i < opts->nr_pass1_args; i++)
+		free(opts->pass1_args[i]);
+	free(opts->pass1_args);
+	memset(opts, 0, sizeof(*opts));
+	opts->level = -1;
+}
+
+const char *cli_usage(void)
+{
+	return usage_text;
 }

@@ -51,7 +51,15 @@ struct archive_options {
 	char *remote;		/* --remote value */
 	char *exec;		/* --exec value (only with --remote) */
 	char **pass1_args;	/* everything pass 1 left, for --remote */
-	size_t nr_pass1_args;
+	size_t nr_pass1_args;	/* (argv[0] not included) */
+
+	/*
+	 * Set (to a static string) when the arguments were only
+	 * --git-completion-helper: git's parse-options prints this list
+	 * of options to stdout and exits 0.  Pass 1 sets it before -o is
+	 * opened; pass 2 after (so git writes it into the -o file).
+	 */
+	const char *completion;
 
 	/* pass 2 */
 	const struct format *format;	/* resolved format */
@@ -79,6 +87,8 @@ void cli_global_release(struct cli_global *g);
 /*
  * Pass 1: take -o/--output, --remote and --exec out of argv.  The output
  * file name is returned as given (main decides what it is relative to).
+ * `opts` is initialised here (call cli_options_release() afterwards, even
+ * on failure); argv[0] is skipped and not copied to pass1_args.
  */
 int cli_parse_pass1(struct archive_options *opts, int argc, char **argv);
 
@@ -89,6 +99,9 @@ int cli_parse_pass1(struct archive_options *opts, int argc, char **argv);
  * format, level.  `cwd_prefix` ("" or "dir/") is the subdirectory the
  * command runs in; `remote` is set when parsing a client's arguments on
  * the server side.  With --list it returns 0 early with opts->list set.
+ * The format is inferred from opts->output with `cwd_prefix` prepended
+ * (unless absolute or "-"), as git infers it from the prefixed name.
+ * A server fills pass1_args itself in a zeroed struct archive_options.
  */
 int cli_parse_archive(struct archive_options *opts,
 		      const struct format_list *formats,
