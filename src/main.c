@@ -278,6 +278,23 @@ static void print_formats(const struct format_list *formats)
 	fflush(stdout);
 }
 
+/*
+ * --git-completion-helper: the option list git's parse-options prints
+ * for shell completion.  After pass 2 it goes where the archive would.
+ */
+static int print_completion(struct run *r, int fd)
+{
+	struct sink *sink = NULL;
+	int error;
+
+	if ((error = filter_open_fd(&sink, fd)) < 0)
+		return error;
+	error = sink->write(sink, r->opts.completion,
+			    strlen(r->opts.completion));
+	sink->free(sink);
+	return error;
+}
+
 static char *default_global_attributes(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");
@@ -431,6 +448,8 @@ static int run_archive(struct run *r)
 	if ((error = cli_parse_pass1(&r->opts, r->global.argc,
 				     r->global.argv)) < 0)
 		return error;
+	if (r->opts.completion)
+		return print_completion(r, 1);
 
 	if (r->opts.output) {
 		/*
@@ -466,6 +485,8 @@ static int run_archive(struct run *r)
 	if ((error = cli_parse_archive(&r->opts, &r->formats, r->cwd_prefix,
 				       0)) < 0)
 		return error;
+	if (r->opts.completion)
+		return print_completion(r, r->out.fd);
 	if (r->opts.list) {
 		print_formats(&r->formats);
 		return 0;
