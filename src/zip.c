@@ -406,17 +406,17 @@ static int deflate_member(unsigned char **out, uint64_t *out_len,
 		status = deflate(&zs, flush);
 		in_left -= avail_in - zs.avail_in;
 		out_used += avail_out - zs.avail_out;
-		if (status == Z_STREAM_END)
+		if (status == Z_STREAM_END ||
+		    (status != Z_OK && status != Z_BUF_ERROR) ||
+		    out_used == cap)
 			break;
-		if ((status != Z_OK && status != Z_BUF_ERROR) ||
-		    out_used == cap) {
-			/* Not smaller (or broken, which git stores too). */
-			deflateEnd(&zs);
-			free(buf);
-			return 0;
-		}
 	}
 	deflateEnd(&zs);
+	/* Not smaller, or broken (git stores then too). */
+	if (status != Z_STREAM_END || out_used >= len) {
+		free(buf);
+		return 0;
+	}
 	*out = buf;
 	*out_len = out_used;
 	return 0;

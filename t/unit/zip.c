@@ -618,6 +618,59 @@ done:
 	set_tz("UTC");
 }
 
+/* Raw deflate at `level` as git does it: one shot, ample room. */
+static uint64_t deflated_size(const unsigned char *p, size_t len, int level)
+{
+	z_stream zs;
+	unsigned char *out;
+	uLong bound;
+	uint64_t n;
+
+	memset(&zs, 0, sizeof(zs));
+	deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+	bound = deflateBound(&zs, len);
+	out = ga_xmalloc(bound);
+	zs.next_in = (Bytef *)p;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)bound;
+	deflate(&zs, Z_FINISH);
+	n = zs.total_out;
+	deflateEnd(&zs);
+	free(out);
+	return n;
+}
+
+/*
+ * Find content whose deflated size at the default level is its own size
+ * plus `delta`: random bytes followed by a run of one byte, the run
+ * grown until deflate just breaks even.  Returns the length, or 0.
+ */
+static size_t find_break_even(unsigned char *buf, size_t max, int delta)
+{
+	uint64_t seed;
+	size_t rnd, run;
+
+	for (seed = 1; seed < 50; seed++) {
+		for (rnd = 100; rnd < 400; rnd += 37) {
+			fill_random(buf, rnd, seed);
+			for (run = 0; rnd + run < max; run++) {
+				size_t len = rnd + run;
+				uint64_t n;
+
+				buf[len - 1] = run ? 'r' : buf[len - 1];
+				n = deflated_size(buf, len,
+						  Z_DEFAULT_COMPRESSION);
+				if (n == len + delta)
+					return len;
+				if (n + 8 < len)
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
 /* --- the scratch repositories --- */
 
 static int make_kinds_repo(const char *repo)
@@ -678,6 +731,13 @@ static int make_kinds_repo(const char *repo)
 	put_file(repo, "utf8dir-\xc3\xa9/f", "f\n", 2, 0);
 	for (i = 0; i < GA_ARRAY_SIZE(invalid_names); i++)
 		put_file(repo, invalid_names[i], "bad\n", 4, 0);
+	/* Deflate to exactly the input size (stored) and one less. */
+	if (!(i = find_break_even(buf, 2000, 0)))
+		return -1;
+	put_file(repo, "even.bin", buf, i, 0);
+	if (!(i = find_break_even(buf, 2000, -1)))
+		return -1;
+	put_file(repo, "one-less.bin", buf, i, 0);
 	ga_buf_release(&text);
 	free(buf);
 
