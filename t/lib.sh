@@ -128,6 +128,11 @@ test_have_prereq () {
 	return 0
 }
 
+# test_when_finished 'command': run it after the current test, pass or fail.
+test_when_finished () {
+	test_cleanup_cmds_="$1 && $test_cleanup_cmds_"
+}
+
 test_run_body_ () {
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
@@ -138,6 +143,11 @@ test_run_body_ () {
 		eval "$1" >"$test_log" 2>&1
 	fi
 	test_body_status=$?
+	if test -n "$test_cleanup_cmds_"; then
+		eval "$test_cleanup_cmds_ :" >>"$test_log" 2>&1 ||
+			test_body_status=1
+		test_cleanup_cmds_=
+	fi
 	cd "$TRASH_DIRECTORY" || exit 1
 	return $test_body_status
 }
