@@ -95,9 +95,14 @@ int attr_stack_new(struct attr_stack **out,
 
 /*
  * Look up `nr` attributes for `path`.  `is_dir` makes patterns with a
- * trailing '/' apply; git looks directories up this way for
- * export-ignore.  out[i] receives the value of names[i], with macros
- * expanded.  Values stay valid until attr_stack_free().
+ * trailing '/' apply; git looks trees and submodules up this way (as
+ * "path/") for export-ignore.  A path ending in '/' is taken the same
+ * way.  A directory's own .gitattributes does not apply to it, only to
+ * what is inside.  out[i] receives the value of names[i], with macros
+ * expanded; an invalid attribute name is always unspecified.  Values
+ * stay valid until attr_stack_free().  Any path may be looked up in any
+ * order; consecutive lookups in the same directories are cheapest.
+ * Returns 0, or the error of the read_dir callback.
  */
 int attr_check(struct attr_value *out, struct attr_stack *stack,
 	       const char *path, int is_dir,
