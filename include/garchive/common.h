@@ -89,7 +89,16 @@ int ga_error_restore(int code, const char *message);
  * Diagnostics that do not end the run.  main installs a handler that adds
  * the "warning: " or "error: " prefix; without one they go nowhere.
  */
-enum ga_report_kind { GA_REPORT_WARNING, GA_REPORT_ERROR };
+enum ga_report_kind {
+	GA_REPORT_WARNING,
+	GA_REPORT_ERROR,
+	/*
+	 * Printed as is, with no prefix: git writes some diagnostics with
+	 * a bare fprintf(stderr), e.g. attr.c's "<name> is not a valid
+	 * attribute name: <file>:<line>".
+	 */
+	GA_REPORT_PLAIN
+};
 typedef void (*ga_report_fn)(enum ga_report_kind kind, const char *msg,
 			     void *payload);
 void ga_set_report_handler(ga_report_fn fn, void *payload);
