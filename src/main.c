@@ -62,13 +62,17 @@ struct run {
 	struct archive_writer *writer;
 	char *attr_global;
 	char *attr_info;
+	char *toplevel;
 };
 
 static void report(enum ga_report_kind kind, const char *msg, void *payload)
 {
 	(void)payload;
-	fprintf(stderr, "%s: %s\n",
-		kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+	if (kind == GA_REPORT_PLAIN)
+		fprintf(stderr, "%s\n", msg);
+	else
+		fprintf(stderr, "%s: %s\n",
+			kind == GA_REPORT_WARNING ? "warning" : "error", msg);
 }
 
 static void out_of_memory(size_t size)
@@ -317,16 +321,23 @@ static char *expand_home(const char *path)
 	return ga_xstrdup(path);
 }
 
-static int env_bool(const char *name)
+/* A boolean environment variable, parsed and refused as git does. */
+static int env_bool(int *out, const char *name)
 {
 	const char *v = getenv(name);
 
-	return v && *v && strcmp(v, "0") && strcasecmp(v, "false");
+	*out = 0;
+	if (!v)
+		return 0;
+	return config_parse_bool(out, name, v);
 }
 
-static void fill_walk_options(struct run *r, struct walk_options *wo)
+static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
 	const char *attrfile = NULL;
+	const char *workdir = git_repository_workdir(r->repo);
+	char top[PATH_MAX];
+	int nosystem, error;
 
 	memset(wo, 0, sizeof(*wo));
 	wo->treeish = &r->treeish;
@@ -339,11 +350,18 @@ static void fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->nr_extras = r->opts.nr_extras;
 	wo->worktree_attributes = r->opts.worktree_attributes;
 	wo->threads = r->opts.threads;
-	wo->toplevel = git_repository_workdir(r->repo);
-	if (!wo->toplevel)
-		wo->toplevel = git_repository_path(r->repo);
+	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
 
-	if (!getenv("GIT_ATTR_NOSYSTEM") || !env_bool("GIT_ATTR_NOSYSTEM"))
+	/* Pathspecs want the top without a trailing slash, links resolved. */
+	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))
+		return ga_error_errno(errno, "unable to get the top directory");
+	r->toplevel = ga_xstrdup(top);
+	wo->toplevel = r->toplevel;
+	wo->pathspec_env.bare = !workdir;
+
+	if ((error = env_bool(&nosystem, "GIT_ATTR_NOSYSTEM")) < 0)
+		return error;
+	if (!nosystem)
 		wo->attr_system_file = SYSTEM_ATTRIBUTES;
 	if (config_get_string(&attrfile, r->config,
 			      "core.attributesfile") == 0 && attrfile)
@@ -355,10 +373,16 @@ static void fill_walk_options(struct run *r, struct walk_options *wo)
 				  git_repository_commondir(r->repo));
 	wo->attr_info_file = r->attr_info;
 
-	wo->pathspec_env.glob = env_bool("GIT_GLOB_PATHSPECS");
-	wo->pathspec_env.noglob = env_bool("GIT_NOGLOB_PATHSPECS");
-	wo->pathspec_env.icase = env_bool("GIT_ICASE_PATHSPECS");
-	wo->pathspec_env.literal = env_bool("GIT_LITERAL_PATHSPECS");
+	if ((error = env_bool(&wo->pathspec_env.literal,
+			      "GIT_LITERAL_PATHSPECS")) < 0 ||
+	    (error = env_bool(&wo->pathspec_env.glob,
+			      "GIT_GLOB_PATHSPECS")) < 0 ||
+	    (error = env_bool(&wo->pathspec_env.noglob,
+			      "GIT_NOGLOB_PATHSPECS")) < 0 ||
+	    (error = env_bool(&wo->pathspec_env.icase,
+			      "GIT_ICASE_PATHSPECS")) < 0)
+		return error;
+	return 0;
 }
 
 static void fill_archive_args(struct run *r, struct archive_args *args,
@@ -410,7 +434,8 @@ static int write_archive(struct run *r)
 	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
 		return error;
 
-	fill_walk_options(r, &wo);
+	if ((error = fill_walk_options(r, &wo)) < 0)
+		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
 
@@ -514,6 +539,7 @@ static void run_release(struct run *r)
 	free(r->output_path);
 	free(r->attr_global);
 	free(r->attr_info);
+	free(r->toplevel);
 }
 
 /* Print the stored error as git would and return git's exit status. */

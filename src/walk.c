@@ -38,14 +38,29 @@
 /* git's default core.bigFileThreshold. */
 #define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
 
-/* Attributes looked up for every non-directory entry. */
-enum entry_attr {
-	A_EXPORT_IGNORE,
-	A_EXPORT_SUBST,
-	A_DIFF,
-	A_CONVERT,		/* first of CONVERT_ATTR_NR conversion attributes */
-	A_NR = A_CONVERT + CONVERT_ATTR_NR
+/*
+ * git parses the attribute files (and prints its warnings about them)
+ * once per "attribute check": archive.c has one for export-ignore and
+ * export-subst, convert.c one for the conversion attributes, zip's
+ * text detection one for "diff", and pathspecs their own.  Each gets
+ * its own stack here, so warnings come out as often and in the order
+ * git prints them.
+ */
+enum attr_check_kind {
+	CHECK_ARCHIVE,
+	CHECK_CONVERT,
+	CHECK_DIFF,
+	CHECK_PATHSPEC,		/* :(attr:) items while walking */
+	CHECK_VALIDATE,		/* :(attr:) items while validating */
+	CHECK_NR
 };
+
+enum { A_EXPORT_IGNORE, A_EXPORT_SUBST, A_ARCHIVE_NR };
+
+static const char *const archive_attr_names[A_ARCHIVE_NR] = {
+	"export-ignore", "export-subst"
+};
+static const char *const diff_attr_names[1] = { "diff" };
 
 /* A tree being walked. */
 struct frame {
@@ -73,7 +88,7 @@ struct walk {
 	const struct walk_options *opts;
 	const struct treeish *treeish;
 	struct pathspec *ps;
-	struct attr_stack *attrs;
+	struct attr_stack *attrs[CHECK_NR];
 	struct convert *conv;
 	struct subst *subst;
 	uint64_t big_file_threshold;
@@ -147,26 +162,20 @@ static int read_worktree_attrs(struct ga_buf *out, const char *dir,
 {
 	struct walk *w = payload;
 	const char *top = git_repository_workdir(w->repo);
-	char buf[65536];
 	char *path;
-	ssize_t n;
-	int fd;
+	int error;
 
 	if (!top)
 		return GA_ENOTFOUND;
 	path = *dir ? ga_xstrfmt("%s%s/.gitattributes", top, dir)
 		    : ga_xstrfmt("%s.gitattributes", top);
-	fd = open(path, O_RDONLY | O_NOFOLLOW);
+	error = attr_read_file(out, path, 1);
 	free(path);
-	if (fd < 0)
-		return GA_ENOTFOUND;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		ga_buf_put(out, buf, (size_t)n);
-	close(fd);
-	return 0;
+	return error;
 }
 
-static int setup_attrs(struct walk *w)
+static int new_stack(struct walk *w, enum attr_check_kind kind,
+		     attr_read_fn read_dir, int worktree)
 {
 	const struct walk_options *o = w->opts;
 	struct attr_stack_options ao = { 0 };
@@ -175,29 +184,48 @@ static int setup_attrs(struct walk *w)
 	ao.system_file = o->attr_system_file;
 	ao.global_file = o->attr_global_file;
 	ao.info_file = o->attr_info_file;
+	ao.read_dir = read_dir;
+	ao.worktree = worktree;
 	ao.payload = w;
-	if (o->worktree_attributes)
-		ao.read_dir = read_worktree_attrs;
-	else
-		ao.read_dir = read_tree_attrs;
-	if (config_get_bool(&ignore_case, o->config, "core.ignorecase") < 0)
+	if (config_get_bool(&ignore_case, o->config, "core.ignorecase") < 0) {
+		ga_error_clear();
 		ignore_case = 0;
+	}
 	ao.ignore_case = ignore_case;
-	return attr_stack_new(&w->attrs, &ao);
+	return attr_stack_new(&w->attrs[kind], &ao);
 }
 
-static const char *const entry_attr_names[A_NR] = {
-	"export-ignore",
-	"export-subst",
-	"diff",
-	/* conversion attributes, in convert.h's order */
-	"text", "eol", "crlf", "ident", "filter", "working-tree-encoding",
-};
-
-static int lookup_attrs(struct attr_value *out, struct walk *w,
-			const char *path, int is_dir, size_t nr)
+static int setup_attrs(struct walk *w)
 {
-	return attr_check(out, w->attrs, path, is_dir, entry_attr_names, nr);
+	int wt = w->opts->worktree_attributes;
+	attr_read_fn reader = wt ? read_worktree_attrs : read_tree_attrs;
+	int bare = !git_repository_workdir(w->repo);
+	int error, kind;
+
+	for (kind = 0; kind < CHECK_VALIDATE; kind++)
+		if ((error = new_stack(w, kind, reader, wt)) < 0)
+			return error;
+	/*
+	 * git 2.39 validates pathspecs before it points attribute lookups
+	 * at the archived tree: :(attr:) items see the work tree's files.
+	 */
+	return new_stack(w, CHECK_VALIDATE, bare ? NULL : read_worktree_attrs,
+			 1);
+}
+
+static int lookup(struct attr_value *out, struct walk *w,
+		  enum attr_check_kind kind, const char *path, int is_dir,
+		  const char *const *names, size_t nr)
+{
+	return attr_check(out, w->attrs[kind], path, is_dir, names, nr);
+}
+
+/* What the pathspec matcher is told about an entry's type. */
+static int pathspec_kind(uint32_t mode)
+{
+	if (mode == WALK_MODE_DIR)
+		return 1;
+	return mode == WALK_MODE_GITLINK ? PATHSPEC_GITLINK : 0;
 }
 
 static int attr_is_set(const struct attr_value *v)
@@ -205,22 +233,22 @@ static int attr_is_set(const struct attr_value *v)
 	return v->state == ATTR_SET;
 }
 
-/* Callback for :(attr:...) pathspecs. */
+/* Callbacks for :(attr:...) pathspecs, walking and validating. */
 static int pathspec_attrs(struct attr_value *out, const char *path,
 			  int is_dir, const char *const *names, size_t nr,
 			  void *payload)
 {
-	struct walk *w = payload;
-
-	return attr_check(out, w->attrs, path, is_dir, names, nr);
+	return lookup(out, payload, CHECK_PATHSPEC, path, is_dir, names, nr);
 }
 
-/*
- * The zip "text" bit follows the diff attribute: set means text, unset
- * (or the binary macro) means binary, a driver decides through
- * diff.<driver>.binary, and anything else leaves it to the content.
- */
-static enum entry_text text_hint(struct walk *w, const struct attr_value *diff)
+static int validate_attrs(struct attr_value *out, const char *path,
+			  int is_dir, const char *const *names, size_t nr,
+			  void *payload)
+{
+	return lookup(out, payload, CHECK_VALIDATE, path, is_dir, names, nr);
+}
+
+static enum entry_text diff_text(struct walk *w, const struct attr_value *diff)
 {
 	char *key;
 	int binary, error;
@@ -242,6 +270,26 @@ static enum entry_text text_hint(struct walk *w, const struct attr_value *diff)
 	default:
 		return ENTRY_TEXT_SNIFF;
 	}
+}
+
+/*
+ * The zip "text" bit follows the diff attribute: set means text, unset
+ * (or the binary macro) means binary, a driver decides through
+ * diff.<driver>.binary, and anything else leaves it to the content.
+ */
+static int text_hint(enum entry_text *out, struct walk *w, const char *path)
+{
+	struct attr_value diff = { 0 };
+	int error;
+
+	*out = ENTRY_TEXT_SNIFF;
+	if (!w->opts->want_text_hint)
+		return 0;
+	if ((error = lookup(&diff, w, CHECK_DIFF, path, 0, diff_attr_names,
+			    1)) < 0)
+		return error;
+	*out = diff_text(w, &diff);
+	return 0;
 }
 
 /* ---- the checks git makes before writing ---- */
@@ -278,7 +326,7 @@ static int match_items(struct check_state *st, const char *path, int is_dir)
 		if (st->matched[i])
 			continue;
 		error = pathspec_item_match(w->ps, i, path, is_dir,
-					    pathspec_attrs, w);
+					    validate_attrs, w);
 		if (error < 0)
 			return error;
 		if (error) {
@@ -299,8 +347,7 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 
 	ga_buf_put(rel, te->name, te->name_len);
 	if (w->ps && st->unmatched &&
-	    (error = match_items(st, rel->ptr,
-				 is_dir || te->mode == WALK_MODE_GITLINK)) < 0)
+	    (error = match_items(st, rel->ptr, pathspec_kind(te->mode))) < 0)
 		goto done;
 	if (is_dir) {
 		ga_buf_putc(rel, '/');
@@ -586,14 +633,17 @@ static void give_content(struct walk *w)
 	w->entry.data_heap = 1;
 }
 
-static int convert_content(struct walk *w, const char *rel,
-			   const struct attr_value *attrs, int subst)
+static int convert_content(struct walk *w, const char *rel, int subst)
 {
 	const unsigned char *data = git_odb_object_data(w->obj);
 	size_t len = git_odb_object_size(w->obj);
+	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	struct ga_buf tmp = GA_BUF_INIT;
 	int error;
 
+	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
+			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
+		return error;
 	if (!w->conv) {
 		const char *workdir = git_repository_workdir(w->repo);
 
@@ -604,8 +654,7 @@ static int convert_content(struct walk *w, const char *rel,
 			return error;
 	}
 	if ((error = convert_to_worktree(&w->content, w->conv, rel,
-					 w->oid_hex, data, len,
-					 attrs + A_CONVERT)) < 0)
+					 w->oid_hex, data, len, attrs)) < 0)
 		return error;
 	if (subst) {
 		if (!w->subst &&
@@ -633,14 +682,15 @@ static int convert_content(struct walk *w, const char *rel,
 static int file_entry(struct walk *w, const struct rawtree_entry *te)
 {
 	uint32_t mode = te->mode;
-	struct attr_value attrs[A_NR] = { { 0 } };
+	struct attr_value attrs[A_ARCHIVE_NR] = { { 0 } };
 	const git_oid *oid = &te->id;
 	int gitlink = mode == WALK_MODE_GITLINK;
 	int subst, error;
 	size_t size;
 	git_object_t type;
 
-	if ((error = lookup_attrs(attrs, w, w->rel.ptr, gitlink, A_NR)) < 0)
+	if ((error = lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr, gitlink,
+			    archive_attr_names, A_ARCHIVE_NR)) < 0)
 		return error;
 	if (attr_is_set(&attrs[A_EXPORT_IGNORE]))
 		return GA_ENOTFOUND;
@@ -656,22 +706,24 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	set_path(w, w->rel.ptr, w->rel.len, gitlink);
 	if (gitlink)
 		return 0;
-	w->entry.text = text_hint(w, &attrs[A_DIFF]);
 
 	if (mode != WALK_MODE_SYMLINK && !subst &&
 	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
 	    type == GIT_OBJECT_BLOB && size > w->big_file_threshold)
-		return open_stream(w, oid, size);
-
-	if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
+		error = open_stream(w, oid, size);
+	else if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
 		return blob_unreadable(error, w->oid_hex);
-	if (mode == WALK_MODE_SYMLINK) {
+	else if (mode == WALK_MODE_SYMLINK) {
 		w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
 		w->entry.size = git_odb_object_size(w->obj);
-		return 0;
+	} else {
+		error = convert_content(w, w->rel.ptr,
+					subst && w->treeish->commit);
 	}
-	return convert_content(w, w->rel.ptr, attrs,
-			       subst && w->treeish->commit);
+	if (error < 0)
+		return error;
+	/* zip looks "diff" up after the content is ready, as git does. */
+	return text_hint(&w->entry.text, w, w->rel.ptr);
 }
 
 /* Queue a subtree; git only writes it once something is found inside. */
@@ -682,7 +734,8 @@ static int enter_dir(struct walk *w, const struct rawtree_entry *te)
 
 	if (w->ps && !pathspec_may_match_inside(w->ps, w->rel.ptr))
 		return 0;
-	if ((error = lookup_attrs(&ignore, w, w->rel.ptr, 1, 1)) < 0)
+	if ((error = lookup(&ignore, w, CHECK_ARCHIVE, w->rel.ptr, 1,
+			    archive_attr_names, 1)) < 0)
 		return error;
 	if (attr_is_set(&ignore))
 		return 0;
@@ -759,7 +812,7 @@ static int next_tree_entry(struct walk *w)
 		}
 		if (w->ps) {
 			error = pathspec_match(w->ps, w->rel.ptr,
-					       te.mode == WALK_MODE_GITLINK,
+					       pathspec_kind(te.mode),
 					       pathspec_attrs, w);
 			if (error < 0)
 				return error;
@@ -808,9 +861,7 @@ static int read_file(struct ga_buf *out, const char *path)
 static int extra_entry(struct walk *w)
 {
 	const struct extra_file *x = &w->opts->extras[w->extra_next++];
-	struct attr_value diff = { 0 };
 	const char *attr_path;
-	int error;
 
 	fake_oid_hex(w->oid_hex, w->treeish->hexsz, w->extra_next);
 	w->entry.oid_hex = w->oid_hex;
@@ -837,11 +888,7 @@ static int extra_entry(struct walk *w)
 	 */
 	attr_path = w->path.len > w->prefix_len ? w->path.ptr + w->prefix_len
 						: "";
-	if ((error = attr_check(&diff, w->attrs, attr_path, 0,
-				&entry_attr_names[A_DIFF], 1)) < 0)
-		return error;
-	w->entry.text = text_hint(w, &diff);
-	return 0;
+	return text_hint(&w->entry.text, w, attr_path);
 }
 
 int walk_next(struct archive_entry **out, struct walk *w)
@@ -905,7 +952,8 @@ void walk_free(struct walk *w)
 	convert_free(w->conv);
 	subst_free(w->subst);
 	pathspec_free(w->ps);
-	attr_stack_free(w->attrs);
+	for (i = 0; i < CHECK_NR; i++)
+		attr_stack_free(w->attrs[i]);
 	git_odb_free(w->odb);
 	free(w);
 }

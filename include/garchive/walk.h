@@ -69,6 +69,7 @@ struct walk_options {
 	const struct extra_file *extras;
 	size_t nr_extras;
 	int worktree_attributes;
+	int want_text_hint;		/* zip: look up "diff" for entry->text */
 	int threads;			/* blob prefetch workers, 0 = default */
 	/* Decided by main from the environment and config: */
 	const char *toplevel;		/* work tree top, for pathspec messages */
