@@ -114,6 +114,19 @@ test_expect_success MAN 'man finds garchive and git-garchive under the prefix' '
 	grep "garchive - create a byte-stable archive" out
 '
 
+# An installed garchive puts <prefix>/share/man in front of MANPATH for
+# help, so the page is found where MANPATH does not lead.  cli.c's
+# placeholder does not parse help yet (the lead flips this when the full
+# parser lands).
+test_expect_failure MAN 'installed garchive help finds its page off MANPATH' '
+	cd repo &&
+	MANWIDTH=80 MANPATH=/nonexistent "$bindir/garchive" help >out 2>err &&
+	grep "garchive - create a byte-stable archive" out &&
+	MANWIDTH=80 MANPATH=/nonexistent "$bindir/git-garchive" --help \
+		>out 2>err &&
+	grep "garchive - create a byte-stable archive" out
+'
+
 test_expect_success MAN 'git garchive --help shows the installed page' '
 	cd repo &&
 	MANWIDTH=80 with_installed git garchive --help >out 2>err &&
