@@ -4,7 +4,8 @@
 #   make            build ./garchive
 #   make test       build, then run the whole test suite under prove
 #   make check-asan the test suite under AddressSanitizer + UBSan
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
+#   make doc        re-render Documentation/garchive.1 (needs asciidoctor)
 #
 # Sources are found by wildcard: a new src/*.c, t/unit/*.c or t/t*.sh
 # needs no change here.
@@ -90,10 +91,38 @@ clean-objs:
 clean: clean-objs
 	rm -rf t/trash-* t/unit/*.dSYM
 
+# The rendered manual page is committed, so that building and installing
+# need no documentation toolchain; `make doc` renders it again (always:
+# its date and version come from the sources, not from file times) and
+# t7000 fails when the committed page is stale.  DOC_OUT lets that test
+# render elsewhere.
+ASCIIDOCTOR ?= asciidoctor
+MANPAGE = Documentation/garchive.1
+DOC_OUT ?= $(MANPAGE)
+GARCHIVE_VERSION := $(shell sed -n \
+	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/main.c)
+
+doc:
+	$(ASCIIDOCTOR) -b manpage -a mansource='garchive $(GARCHIVE_VERSION)' \
+		-o $(DOC_OUT) Documentation/garchive.adoc
+
+# git runs `git-garchive` from PATH for `git garchive` and shows
+# `man git-garchive` for `git garchive --help`; its bash completion loads
+# completions/git-garchive on demand and calls _git_garchive from it.
+INSTALLED = $(BINDIR)/garchive $(BINDIR)/git-garchive \
+	    $(MANDIR)/man1/garchive.1 $(MANDIR)/man1/git-garchive.1 \
+	    $(COMPLETIONDIR)/garchive $(COMPLETIONDIR)/git-garchive
+
 install: garchive
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 garchive $(DESTDIR)$(BINDIR)/garchive
 	ln -sf garchive $(DESTDIR)$(BINDIR)/git-garchive
+	install -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/garchive.1
+	ln -sf garchive.1 $(DESTDIR)$(MANDIR)/man1/git-garchive.1
+	install -m 644 contrib/completion/garchive.bash \
+		$(DESTDIR)$(COMPLETIONDIR)/garchive
+	ln -sf garchive $(DESTDIR)$(COMPLETIONDIR)/git-garchive
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/garchive $(DESTDIR)$(BINDIR)/git-garchive
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

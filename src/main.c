@@ -542,6 +542,57 @@ static void run_release(struct run *r)
 	free(r->toplevel);
 }
 
+/*
+ * `garchive help` and `--help` show the manual with man(1), as `git help`
+ * does.  Run from its build tree, garchive shows the page beside it
+ * (man -l), the one that matches the binary.  Installed, it puts its own
+ * <prefix>/share/man in front of MANPATH, as git does with its mandir,
+ * so `man garchive` finds the page whatever the prefix; the trailing
+ * colon keeps man's usual search path after it.  Returns only on failure,
+ * with git's messages.
+ */
+static int show_manual(const char *argv0)
+{
+	const char *old_manpath = getenv("MANPATH");
+	char exe[PATH_MAX], mandir[PATH_MAX], *slash, *path = NULL;
+	char *manpath = NULL;
+	int err;
+
+	if (!realpath("/proc/self/exe", exe) &&
+	    !(argv0 && strchr(argv0, '/') && realpath(argv0, exe)))
+		exe[0] = '\0';
+	/* main ignores SIGPIPE; man and its pager must not inherit that. */
+	signal(SIGPIPE, SIG_DFL);
+	slash = strrchr(exe, '/');
+	if (slash) {
+		*slash = '\0';
+		path = ga_xstrfmt("%s/Documentation/garchive.1", exe);
+		if (access(path, R_OK) == 0) {
+			execlp("man", "man", "-l", path, (char *)NULL);
+			goto failed;
+		}
+		free(path);
+		path = ga_xstrfmt("%s/../share/man", exe);
+		if (realpath(path, mandir)) {
+			free(path);
+			path = ga_xstrfmt("%s/man1/garchive.1", mandir);
+			if (access(path, R_OK) == 0) {
+				manpath = ga_xstrfmt("%s:%s", mandir,
+					old_manpath ? old_manpath : "");
+				setenv("MANPATH", manpath, 1);
+			}
+		}
+	}
+	execlp("man", "man", "garchive", (char *)NULL);
+failed:
+	err = errno;
+	free(path);
+	free(manpath);
+	signal(SIGPIPE, SIG_IGN);
+	ga_warning("failed to exec 'man': %s", strerror(err));
+	return ga_error_set("no man viewer handled the request");
+}
+
 /* Print the stored error as git would and return git's exit status. */
 static int report_failure(int code)
 {
@@ -595,7 +646,7 @@ int main(int argc, char **argv)
 			printf("garchive version %s\n", GARCHIVE_VERSION);
 			break;
 		case CLI_HELP:
-			error = ga_error_set("help is not supported yet");
+			error = show_manual(argc > 0 ? argv[0] : NULL);
 			break;
 		case CLI_UPLOAD_ARCHIVE:
 			error = ga_error_set("upload-archive is not supported yet");
