@@ -96,8 +96,6 @@ test_expect_success MAN 'the configuration keys garchive reads are described' '
 	done
 '
 
-# cli.c's placeholder parser does not know --help yet: it takes it for
-# a tree-ish.  The lead flips this when the parse-options parser lands.
 test_expect_success MAN 'garchive --help and garchive help show the page' '
 	MANWIDTH=80 garchive --help >out 2>err &&
 	grep "garchive - create a byte-stable archive" out &&

@@ -115,9 +115,7 @@ test_expect_success MAN 'man finds garchive and git-garchive under the prefix' '
 '
 
 # An installed garchive puts <prefix>/share/man in front of MANPATH for
-# help, so the page is found where MANPATH does not lead.  cli.c's
-# placeholder does not parse help yet (the lead flips this when the full
-# parser lands).
+# help, so the page is found where MANPATH does not lead.
 test_expect_success MAN 'installed garchive help finds its page off MANPATH' '
 	cd repo &&
 	MANWIDTH=80 MANPATH=/nonexistent "$bindir/garchive" help >out 2>err &&
