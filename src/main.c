@@ -65,14 +65,54 @@ struct run {
 	char *toplevel;
 };
 
+/*
+ * Print "<prefix><msg>\n" as git's vreportf() does: the line is cut to
+ * 4095 bytes before its newline, and control characters in the message
+ * other than tab and newline are shown as '?', so that a hostile path or
+ * argument quoted in a message cannot drive the terminal.  One write(2),
+ * after anything stdio still holds for stderr.
+ */
+static void print_diagnostic(const char *prefix, const char *msg)
+{
+	char line[4096];
+	size_t off = strlen(prefix), len = strlen(msg), i;
+	const char *p = line;
+
+	if (off > sizeof(line) - 1)
+		off = sizeof(line) - 1;
+	memcpy(line, prefix, off);
+	if (len > sizeof(line) - 1 - off)
+		len = sizeof(line) - 1 - off;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)msg[i];
+
+		if ((c < 0x20 || c == 0x7f) && c != '\t' && c != '\n')
+			c = '?';
+		line[off + i] = (char)c;
+	}
+	line[off + len] = '\n';
+	len += off + 1;
+	fflush(stderr);
+	while (len) {
+		ssize_t n = write(2, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
 static void report(enum ga_report_kind kind, const char *msg, void *payload)
 {
 	(void)payload;
 	if (kind == GA_REPORT_PLAIN)
 		fprintf(stderr, "%s\n", msg);
 	else
-		fprintf(stderr, "%s: %s\n",
-			kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+		print_diagnostic(kind == GA_REPORT_WARNING ? "warning: "
+							   : "error: ", msg);
 }
 
 static void out_of_memory(size_t size)
@@ -601,7 +641,7 @@ static int report_failure(int code)
 	switch (code) {
 	case GA_EUSAGE:
 		if (*msg)
-			fprintf(stderr, "error: %s\n", msg);
+			print_diagnostic("error: ", msg);
 		if (ga_error_usage_dest() == GA_USAGE_STDOUT) {
 			fputs(cli_usage(), stdout);
 			fflush(stdout);
@@ -610,10 +650,10 @@ static int report_failure(int code)
 		}
 		return 129;
 	case GA_EARCHIVE:
-		fprintf(stderr, "error: %s\n", msg);
+		print_diagnostic("error: ", msg);
 		return 255;
 	default:
-		fprintf(stderr, "fatal: %s\n", *msg ? msg : "unknown error");
+		print_diagnostic("fatal: ", *msg ? msg : "unknown error");
 		return 128;
 	}
 }
