@@ -100,6 +100,32 @@ static int peel(struct treeish *out, git_repository *repo, git_object *obj,
 	return error;
 }
 
+/*
+ * libgit2 could not resolve `name`.  git names a full hex id or a ref
+ * without reading the object, and only then finds no tree in it (the
+ * object is missing, unreadable or corrupt): it says "not a tree
+ * object: <id>" where it got that far, "not a valid object name"
+ * otherwise.
+ */
+static int unreadable_object(git_repository *repo, const char *name,
+			     const char *refname)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid id;
+	int found = 0;
+
+	if (strlen(name) == GIT_OID_HEXSZ &&
+	    strspn(name, "0123456789abcdefABCDEF") == GIT_OID_HEXSZ)
+		found = git_oid_fromstr(&id, name) == 0;
+	else if (refname && *name && !strchr(name, ':'))
+		found = git_reference_name_to_id(&id, repo, refname) == 0;
+	git_error_clear();
+	if (!found)
+		return ga_error_set("not a valid object name: %s", name);
+	git_oid_tostr(hex, sizeof(hex), &id);
+	return ga_error_set("not a tree object: %s", hex);
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
@@ -124,7 +150,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	}
 
 	if (git_revparse_single(&obj, repo, name) < 0) {
-		error = ga_error_set("not a valid object name: %s", name);
+		error = unreadable_object(repo, name, out->refname);
 		goto done;
 	}
 	if ((error = peel(out, repo, obj, &is_tree)) < 0)
