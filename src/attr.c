@@ -1005,8 +1005,13 @@ static int update_chain(struct attr_stack *st, const char *path,
 		size_t end;
 		struct frame *f;
 
-		if (cur)
-			cur++;	/* skip the '/' */
+		/*
+		 * Skip the '/' that ends the previous directory, or one
+		 * that starts the path: stopping on it would look up the
+		 * same empty directory again and never move on.
+		 */
+		if (cur || path[0] == '/')
+			cur++;
 		slash = memchr(path + cur, '/', dirlen - cur);
 		end = slash ? (size_t)(slash - path) : dirlen;
 		if ((ret = dir_frame(&f, st, path, end)) < 0)

@@ -729,6 +729,16 @@ static void caching(void)
 	ok(!attr_check(v, stack, "good/x.c", 0, names, 3) &&
 	   v[0].state == ATTR_SET, "the stack still works after an error");
 	attr_stack_free(stack);
+
+	/* Found by t/fuzz/attr.c: a leading '/' made attr_check spin. */
+	t.fail = 0;
+	attr_stack_new(&stack, &opts);
+	ok(!attr_check(v, stack, "/build/x.c", 0, names, 3) &&
+	   !attr_check(v, stack, "/x.c", 0, names, 3) &&
+	   !attr_check(v, stack, "//x/", 0, names, 3) &&
+	   !attr_check(v, stack, "a//b.c", 0, names, 3),
+	   "paths with a leading or doubled '/' are looked up");
+	attr_stack_free(stack);
 }
 
 static int big_read(struct ga_buf *out, const char *dir, void *payload)
