@@ -126,6 +126,40 @@ static int unreadable_object(git_repository *repo, const char *name,
 	return ga_error_set("not a tree object: %s", hex);
 }
 
+/*
+ * When the ref that `name` starts with (before any ^, ~, : or @{) points
+ * at an object that cannot be read, fail as git does without asking
+ * libgit2's revparse: libgit2 1.5 leaks the reference it found on that
+ * path.  Returns 0 when revparse may go on.
+ */
+static int check_base_object(git_repository *repo, const char *name)
+{
+	size_t len = strcspn(name, "^~:");
+	const char *at = strstr(name, "@{");
+	git_object *obj = NULL;
+	char *refname;
+	git_oid id;
+	int error = 0;
+
+	if (at && (size_t)(at - name) < len)
+		len = (size_t)(at - name);
+	if (!len || !(refname = dwim_refname(repo, name, len)))
+		return 0;
+	if (git_reference_name_to_id(&id, repo, refname) == 0 &&
+	    git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &id);
+		error = name[len]
+			? ga_error_set("not a valid object name: %s", name)
+			: ga_error_set("not a tree object: %s", hex);
+	}
+	git_object_free(obj);
+	git_error_clear();
+	free(refname);
+	return error;
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
@@ -149,8 +183,10 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		out->refname = dwim_refname(repo, name, strlen(name));
 	}
 
-	if (git_revparse_single(&obj, repo, name) < 0) {
-		error = unreadable_object(repo, name, out->refname);
+	if ((error = check_base_object(repo, name)) < 0 ||
+	    git_revparse_single(&obj, repo, name) < 0) {
+		if (!error)
+			error = unreadable_object(repo, name, out->refname);
 		goto done;
 	}
 	if ((error = peel(out, repo, obj, &is_tree)) < 0)
