@@ -4,6 +4,8 @@
 #   make            build ./garchive
 #   make test       build, then run the whole test suite under prove
 #   make check-asan the test suite under AddressSanitizer + UBSan
+#   make valgrind   unit tests and a subset of the suite under memcheck
+#   make fuzz       every libFuzzer target for FUZZ_SECONDS (clang)
 #   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
 #   make doc        re-render Documentation/garchive.1 (needs asciidoctor)
 #
@@ -45,7 +47,8 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev git gzip \
 	       xz-utils unzip python3 git-lfs valgrind clang \
 	       libclang-rt-14-dev asciidoctor man-db groff-base bash-completion
 
-.PHONY: all deps test unit check-asan clean install uninstall doc bench
+.PHONY: all deps test unit check-asan valgrind fuzz fuzz-build clean \
+	install uninstall doc bench
 
 all: garchive
 
@@ -81,6 +84,7 @@ check-asan:
 	$(MAKE) CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
 		LDFLAGS='-fsanitize=address,undefined' garchive unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/t/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 	$(MAKE) -C . clean-objs
@@ -89,7 +93,80 @@ clean-objs:
 	rm -f src/*.o libgarchive.a garchive $(UNIT_TESTS)
 
 clean: clean-objs
-	rm -rf t/trash-* t/unit/*.dSYM
+	rm -rf t/trash-* t/unit/*.dSYM t/fuzz/obj t/fuzz/*-fuzzer \
+		t/fuzz/work t/valgrind/logs
+
+# memcheck over the unit tests and a representative subset of the shell
+# tests: t/valgrind/garchive stands in for the binary and logs each run;
+# any error or definite leak in any log fails the target.
+VALGRIND ?= valgrind
+# (Tests that compare with the clock or time a whole run stay out.)
+VALGRIND_TESTS ?= t/t3000-tar.sh t/t8000-hostile.sh t/t8100-faults.sh
+VALGRIND_OPTS = --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
+		--suppressions=$(CURDIR)/t/valgrind/libgit2.supp --num-callers=30
+
+VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/logs/unit.%p
+
+valgrind: garchive unit
+	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
+	$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(UNIT_TESTS)
+	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind \
+	GARCHIVE_VALGRIND_REAL=$(CURDIR)/garchive \
+	GARCHIVE_VALGRIND_LOGS=$(CURDIR)/t/valgrind/logs \
+	GARCHIVE_VALGRIND_OPTS='$(VALGRIND_OPTS)' \
+		$(PROVE) $(PROVE_FLAGS) -e '' $(VALGRIND_TESTS)
+	t/valgrind/check-logs t/valgrind/logs
+
+# libFuzzer targets: t/fuzz/NAME.c against the library objects built with
+# clang into t/fuzz/obj (never mixed with the normal objects).  `make
+# fuzz` runs each from a scratch copy of its seed corpus t/fuzz/NAME/ for
+# FUZZ_SECONDS; a crash fails the target and leaves the input in
+# t/fuzz/work/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
+	      -pthread $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
+	      $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link
+FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
+FUZZ_TARGETS := $(FUZZ_SRCS:.c=-fuzzer)
+FUZZ_OBJS := $(patsubst src/%.c,t/fuzz/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+
+t/fuzz/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+	@mkdir -p t/fuzz/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+t/fuzz/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -It/fuzz -fsanitize=fuzzer -o $@ $< \
+		$(FUZZ_OBJS) $(ALL_LIBS) -pthread
+
+# Keep the objects: they are intermediates of a pattern chain.
+.SECONDARY: $(FUZZ_OBJS)
+
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	@rm -rf t/fuzz/work && mkdir -p t/fuzz/work
+	@for f in $(FUZZ_TARGETS); do \
+		n=$$(basename $$f -fuzzer); \
+		mkdir -p t/fuzz/work/$$n && \
+		cp t/fuzz/$$n/* t/fuzz/work/$$n/ 2>/dev/null; \
+		ASAN_OPTIONS=detect_leaks=1 \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-max_len=4096 -print_final_stats=1 \
+			-artifact_prefix=t/fuzz/work/crash-$$n- \
+			t/fuzz/work/$$n >t/fuzz/work/$$n.log 2>&1; \
+		st=$$?; \
+		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' t/fuzz/work/$$n.log); \
+		if [ $$st = 0 ]; then \
+			echo "fuzz $$n: $${runs:-?} runs in $(FUZZ_SECONDS)s, 0 crashes"; \
+		else \
+			tail -n 40 t/fuzz/work/$$n.log; \
+			echo "fuzz $$n: CRASH after $${runs:-?} runs, see t/fuzz/work/"; \
+			exit 1; \
+		fi; \
+	done
 
 # The rendered manual page is committed, so that building and installing
 # need no documentation toolchain; `make doc` renders it again (always:
