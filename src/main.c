@@ -319,7 +319,40 @@ static void print_formats(const struct format_list *formats)
 
 	for (i = 0; i < formats->nr; i++)
 		printf("%s\n", formats->items[i].name);
-	fflush(stdout);
+}
+
+/*
+ * Flush what went to stdout through stdio (--list, --version, usage).
+ * A failed write may have happened in an earlier, implicit flush, so the
+ * error flag counts too.  A reader that went away is EPIPE, which ends
+ * in death by SIGPIPE as git's would.
+ */
+static int flush_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	err = errno ? errno : EIO;
+	if (err == EPIPE)
+		return GA_EPIPE;
+	return ga_error_errno(err, "write error");
+}
+
+/*
+ * As git's sanitize_stdfds(): a closed stdin, stdout or stderr is
+ * opened on /dev/null, so that no file we open later (the -o temporary,
+ * a pack) takes its number and receives diagnostics or the archive.
+ */
+static void sanitize_stdfds(void)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	while (fd >= 0 && fd <= 2)
+		fd = dup(fd);
+	if (fd > 2)
+		close(fd);
 }
 
 /*
@@ -663,6 +696,7 @@ int main(int argc, char **argv)
 	struct run r;
 	int error, status = 0;
 
+	sanitize_stdfds();
 	memset(&r, 0, sizeof(r));
 	r.out.fd = 1;
 	ga_set_report_handler(report, NULL);
@@ -698,8 +732,8 @@ int main(int argc, char **argv)
 	}
 	if (!error)
 		error = output_commit(&r.out);
-	if (!error && fflush(stdout) != 0)
-		error = ga_error_errno(errno, "write error");
+	if (!error)
+		error = flush_stdout();
 
 	if (error) {
 		output_abort(&r.out);

@@ -360,6 +360,50 @@ test_expect_success '-o on a full disk (/dev/full): write error, as git' '
 	done
 '
 
+test_expect_success 'closed stderr: a warning cannot land in the -o archive' '
+	git init -q utf &&
+	cd utf &&
+	echo x >"$(printf "bad\377name")" &&
+	git add . &&
+	test_tick &&
+	git commit -q -m utf &&
+	git archive -o expect.zip HEAD 2>/dev/null &&
+	garchive -o actual.zip HEAD 2>&- &&
+	test_cmp expect.zip actual.zip &&
+	garchive -o actual2.zip HEAD 2>err &&
+	grep "^warning: path is not valid UTF-8" err
+'
+
+test_expect_success 'closed stdout: the archive goes nowhere, status 0, as git' '
+	cd repo &&
+	test_expect_code 0 git archive HEAD >&- &&
+	test_expect_code 0 garchive HEAD >&- 2>err &&
+	test_must_be_empty err
+'
+
+# closed_pipe CMD...: run CMD with stdout on a pipe whose reader is
+# already gone; prints its status (-13: killed by SIGPIPE) and stderr.
+closed_pipe () {
+	python3 -c "
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode, p.stderr)
+" "$@"
+}
+
+test_expect_success '--list and --version into a closed pipe: SIGPIPE, as git' '
+	cd repo &&
+	closed_pipe git archive --list >expect &&
+	closed_pipe garchive --list >actual &&
+	test_cmp expect actual &&
+	echo "-13 b'"''"'" >expect &&
+	test_cmp expect actual &&
+	closed_pipe garchive --version >actual &&
+	test_cmp expect actual
+'
+
 # The archive is far larger than a pipe's buffer, so the writer is
 # still writing when head exits.
 test_expect_success 'stdout closed early: silent death by SIGPIPE, as git' '
