@@ -232,6 +232,40 @@ static int open_repository(struct run *r)
 /* ---- -o ---- */
 
 /*
+ * The temporary -o file, for the signal handler: a run stopped by
+ * SIGTERM (a pipeline's timeout), SIGINT or SIGHUP must not leave it
+ * behind.  This is garchive's only mutable file-scope state, because a
+ * handler can reach nothing else.
+ */
+static char *volatile signal_tmp;
+
+static void remove_tmp_on_signal(int sig)
+{
+	char *tmp = signal_tmp;
+
+	if (tmp)
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Catch the signals that end a run, unless they are ignored (nohup). */
+static void watch_tmp(char *tmp)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	size_t i;
+
+	signal_tmp = tmp;
+	for (i = 0; i < GA_ARRAY_SIZE(sigs); i++) {
+		struct sigaction sa;
+
+		if (sigaction(sigs[i], NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_DFL)
+			signal(sigs[i], remove_tmp_on_signal);
+	}
+}
+
+/*
  * Open the output.  A regular file (or a new one) is written through a
  * temporary file beside it; anything else that exists (a device, a
  * FIFO) is written directly, since it cannot be replaced by rename.
@@ -276,6 +310,7 @@ static int output_open(struct output *o, const char *path, mode_t umask_bits)
 				      path);
 	}
 	o->fd = fd;
+	watch_tmp(o->tmp);
 	return 0;
 }
 
@@ -292,6 +327,7 @@ static int output_commit(struct output *o)
 		if (rename(o->tmp, o->path) < 0)
 			return ga_error_errno(errno, "unable to rename '%s' to "
 					      "'%s'", o->tmp, o->path);
+		signal_tmp = NULL;
 		free(o->tmp);
 		o->tmp = NULL;
 	}
@@ -306,6 +342,7 @@ static void output_abort(struct output *o)
 	o->fd = -1;
 	if (o->tmp) {
 		unlink(o->tmp);
+		signal_tmp = NULL;
 		free(o->tmp);
 		o->tmp = NULL;
 	}

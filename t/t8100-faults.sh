@@ -404,6 +404,31 @@ test_expect_success '--list and --version into a closed pipe: SIGPIPE, as git' '
 	test_cmp expect actual
 '
 
+# A loose object replaced by a FIFO makes the read block, with the -o
+# temporary already open; the run is then stopped by a signal.
+test_expect_success 'a run stopped by SIGTERM or SIGHUP leaves no -o file' '
+	cp -R repo stuck &&
+	f=$(loose stuck $blob) &&
+	rm -f "$f" &&
+	mkfifo "$f" &&
+	cd stuck &&
+	for sig in TERM HUP; do
+		garchive -o out.tar HEAD 2>err &
+		pid=$! &&
+		i=0 &&
+		while ! ls -a | grep -q "^\.garchive-" && test $i -lt 100; do
+			sleep 0.1 &&
+			i=$((i + 1))
+		done &&
+		ls -a | grep "^\.garchive-" &&
+		kill -$sig $pid &&
+		{ wait $pid; status=$?; } &&
+		test $status -gt 128 &&
+		test_path_is_missing out.tar &&
+		no_tmp_left || return 1
+	done
+'
+
 # The archive is far larger than a pipe's buffer, so the writer is
 # still writing when head exits.
 test_expect_success 'stdout closed early: silent death by SIGPIPE, as git' '
