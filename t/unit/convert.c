@@ -705,6 +705,8 @@ static const char pf_script[] =
 	"         enc(b'capability=smudge\\n') + F)\n"
 	"while True:\n"
 	"    meta = lines()\n"
+	"    if meta is None and mode == 'sigexit':\n"
+	"        os.kill(os.getpid(), 10)\n"
 	"    if meta is None: sys.exit(0)\n"
 	"    logw('%s meta %r\\n' % (mode, meta))\n"
 	"    path = ''\n"
@@ -782,6 +784,9 @@ static const struct rule filter_rules[] = {
 	  { U, U, U, U, V("procexitmeta"), U }, SET_BIG },
 	{ "procover", "filter=procover", { U, U, U, U, V("procover"), U },
 	  SET_FILTER },
+	/* dies of SIGUSR1 when git closes its pipes at the end */
+	{ "procsigexit", "filter=procsigexit",
+	  { U, U, U, U, V("procsigexit"), U }, SET_FILTER },
 };
 
 static void test_filters(void)
@@ -814,7 +819,7 @@ static void test_filters(void)
 	};
 	static const char *const modes[] = {
 		"abort", "crash", "badgreet", "badver", "cleanonly",
-		"exitmeta", "die0", "badcap", "badlen", "biglen",
+		"exitmeta", "die0", "badcap", "badlen", "biglen", "sigexit",
 	};
 	size_t i;
 
@@ -870,6 +875,7 @@ static void test_filters(void)
 		"git config filter.procexitmeta.process '%s/pf-exitmeta.py' && "
 		"git config filter.procover.process '%s/pf.py' && "
 		"git config filter.procover.required false && "
+		"git config filter.procsigexit.process '%s/pf-sigexit.py' && "
 		/*
 		 * A file that crashes its filter, then one after it; one that
 		 * makes its filter abort, then others it no longer gets.
@@ -879,7 +885,7 @@ static void test_filters(void)
 		"printf 'y\\n' >proccrash/crash2.txt && "
 		"printf 'z\\n' >procabort/abort.txt",
 		noexec, noshebang, trash, trash, trash, trash, trash, trash,
-		trash, trash, trash);
+		trash, trash, trash, trash);
 	repo = make_repo("filters", filter_rules,
 			 GA_ARRAY_SIZE(filter_rules), setup.ptr);
 
