@@ -1657,6 +1657,20 @@ int convert_to_worktree(struct ga_buf *out, struct convert *conv,
 			const unsigned char *data, size_t len,
 			const struct attr_value *attrs)
 {
+	int changed, error;
+
+	error = convert_maybe(out, &changed, conv, path, oid_hex, data, len,
+			      attrs);
+	if (!error && !changed)
+		ga_buf_put(out, data, len);
+	return error;
+}
+
+int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
+		  const char *path, const char *oid_hex,
+		  const unsigned char *data, size_t len,
+		  const struct attr_value *attrs)
+{
 	struct conv_attrs ca;
 	struct ga_buf bufs[2] = { GA_BUF_INIT, GA_BUF_INIT };
 	struct ga_buf *cur = NULL, *next = &bufs[0];
@@ -1708,7 +1722,9 @@ int convert_to_worktree(struct ga_buf *out, struct convert *conv,
 #undef STEP_DONE
 
 	ga_buf_setlen(out, 0);
-	ga_buf_put(out, src, len);
+	*changed = src != data;
+	if (*changed)
+		ga_buf_put(out, src, len);
 	error = 0;
 done:
 	ga_buf_release(&bufs[0]);
