@@ -84,7 +84,8 @@ static int write_all(int fd, const void *buf, size_t len)
 static int write_error(int err)
 {
 	if (err == EPIPE)
-		return ga_error_code(GA_EPIPE, "write error: %s", strerror(err));
+		return ga_error_code(GA_EPIPE, "write error: %s",
+				     strerror(err));
 	return ga_error_errno(err, "write error");
 }
 
@@ -273,7 +274,8 @@ static int zlib_feed(struct zlib_sink *z, const unsigned char *p, size_t len)
 			return error;
 	}
 	while (len >= ZLIB_IN_CHUNK) {
-		if ((error = zlib_deflate(z, p, ZLIB_IN_CHUNK, Z_NO_FLUSH)) < 0)
+		error = zlib_deflate(z, p, ZLIB_IN_CHUNK, Z_NO_FLUSH);
+		if (error < 0)
 			return error;
 		p += ZLIB_IN_CHUNK;
 		len -= ZLIB_IN_CHUNK;
@@ -514,7 +516,8 @@ int filter_open_zlib(struct sink **out, int level, struct sink *next,
 	z->out = ga_xmalloc(ZLIB_OUT_SLOT * ZLIB_OUT_SLOTS);
 
 	/* git_deflate_init_gzip(): gzip wrapper, memLevel 8. */
-	status = deflateInit2(&z->zs, level < 0 ? Z_DEFAULT_COMPRESSION : level,
+	status = deflateInit2(&z->zs,
+			      level < 0 ? Z_DEFAULT_COMPRESSION : level,
 			      Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 	if (status != Z_OK) {
 		error = ga_error_set("deflateInit2: %s (%s)",
@@ -567,7 +570,7 @@ struct spawn_plan {
 	char **argv;
 	char **sh_argv;		/* ENOEXEC retry through the shell, or NULL */
 	int out_fd;
-	int max_fd;		/* for closing descriptors without close_range */
+	int max_fd;		/* where closing stops without close_range */
 };
 
 /* git's is_executable(): a regular file with the owner's x bit. */

@@ -119,7 +119,8 @@ static int make_repo(void)
 			} else {
 				ga_buf_puts(&data, words[next_rand() %
 					GA_ARRAY_SIZE(words)]);
-				ga_buf_putc(&data, next_rand() % 9 ? ' ' : '\n');
+				ga_buf_putc(&data,
+					    next_rand() % 9 ? ' ' : '\n');
 				if (next_rand() % 17 == 0)
 					ga_buf_printf(&data, "%u ",
 						(unsigned)next_rand());
@@ -425,7 +426,8 @@ static void test_gzip(const struct ga_buf *tar)
 	slurp(&got, "gz.out");
 	ok(!error, "without gzip, FILTER_GZIP falls back");
 	is_str(reports.ptr, "warning: unable to start 'gzip -cn' filter, "
-	       "falling back to 'git archive gzip': No such file or directory\n",
+	       "falling back to 'git archive gzip': "
+	       "No such file or directory\n",
 	       "the fallback warning");
 	is_mem(got.ptr, got.len, want.ptr, want.len,
 	       "fallback bytes == git's in-process gzip");
