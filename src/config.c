@@ -593,8 +593,8 @@ static int include_file(struct loader *ld, const struct source *src,
 		return CB_FAILED;
 	}
 	if (!(expanded = interpolate_path(value, 0))) {
-		ga_report(GA_REPORT_ERROR, "could not expand include path '%s'",
-			  value);
+		ga_report(GA_REPORT_ERROR,
+			  "could not expand include path '%s'", value);
 		return CB_FAILED;
 	}
 	if (expanded[0] == '/') {
@@ -625,9 +625,9 @@ static int include_file(struct loader *ld, const struct source *src,
 		goto done;
 	}
 	if (++ld->depth > CONFIG_MAX_INCLUDE_DEPTH) {
-		ret = ga_error_set("exceeded maximum include depth (%d) while "
-				   "including\n\t%s\nfrom\n\t%s\nThis might be "
-				   "due to circular includes.",
+		ret = ga_error_set("exceeded maximum include depth (%d) "
+				   "while including\n\t%s\nfrom\n\t%s\n"
+				   "This might be due to circular includes.",
 				   CONFIG_MAX_INCLUDE_DEPTH, display,
 				   src->display ? src->display :
 				   "the command line");
@@ -769,7 +769,8 @@ static int glob_at(const char *pat, const char *p, const char *t, int icase)
 			if (!*t || *t == '/')
 				return 0;
 			p++;
-			if ((r = match_class(&p, (unsigned char)*t, icase)) <= 0)
+			r = match_class(&p, (unsigned char)*t, icase);
+			if (r <= 0)
 				return 0;
 			break;
 		case '*': {
@@ -898,12 +899,13 @@ static int include_by_branch(struct loader *ld, const char *cond,
 		git_reference *head = NULL;
 
 		ld->branch_known = 1;
-		if (ld->repo && !git_reference_lookup(&head, ld->repo, "HEAD") &&
+		if (ld->repo &&
+		    !git_reference_lookup(&head, ld->repo, "HEAD") &&
 		    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-			const char *target = git_reference_symbolic_target(head);
+			const char *t = git_reference_symbolic_target(head);
 
-			if (!strncmp(target, "refs/heads/", 11))
-				ld->branch = ga_xstrdup(target + 11);
+			if (!strncmp(t, "refs/heads/", 11))
+				ld->branch = ga_xstrdup(t + 11);
 		}
 		git_reference_free(head);
 	}
@@ -1017,7 +1019,8 @@ static int on_entry(struct loader *ld, const struct source *src,
 					"includeIf.hasconfig:remote.*.url");
 			GA_ALLOC_GROW(ld->urls, ld->urls_nr + 1,
 				      ld->urls_alloc);
-			ld->urls[ld->urls_nr++] = ga_xstrdup(value ? value : "");
+			ld->urls[ld->urls_nr++] =
+				ga_xstrdup(value ? value : "");
 		}
 	} else {
 		add_entry(ld, src, name, value, line);
@@ -1074,8 +1077,10 @@ static char *parse_key(const char *key)
 		if (c == '.')
 			dot = 1;
 		if (!dot || i > baselen) {
-			if (!iskeychar(c) || (i == baselen + 1 && !c_isalpha(c))) {
-				ga_report(GA_REPORT_ERROR, "invalid key: %s", key);
+			if (!iskeychar(c) ||
+			    (i == baselen + 1 && !c_isalpha(c))) {
+				ga_report(GA_REPORT_ERROR, "invalid key: %s",
+					  key);
 				free(out);
 				return NULL;
 			}
@@ -1213,7 +1218,8 @@ static int cmdline_env_list(struct loader *ld, char *env)
 					return CB_FAILED;
 				}
 			} else if (!*cur || c_isspace((unsigned char)*cur)) {
-				value = NULL;	/* 'key'= is an implicit true */
+				/* 'key'= is an implicit true */
+				value = NULL;
 			} else {
 				ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
 				return CB_FAILED;
@@ -1769,7 +1775,8 @@ int config_load(struct ga_config **out, git_repository *repo,
 	    git_config_add_backend(cfg->lg, &b->parent, GIT_CONFIG_LEVEL_APP,
 				   repo, 0) < 0) {
 		lg_free(&b->parent);
-		error = ga_error_from_git("unable to set up the configuration");
+		error = ga_error_from_git("unable to set up the "
+					  "configuration");
 		goto done;
 	}
 

@@ -273,7 +273,8 @@ static void test_levels(void)
 	write_file("sys/gitconfig", "[sys]\n\tkey = 1\n[core]\n\tabbrev=7\n");
 
 	cd("repo");
-	sh("git config tar.tar.xz.command 'xz -c' && git config Core.Abbrev 12");
+	sh("git config tar.tar.xz.command 'xz -c' && "
+	   "git config Core.Abbrev 12");
 	same_list("global, XDG and local, in git's order", 1, NULL, 0, NULL);
 
 	setenv("XDG_CONFIG_HOME", "", 1);
@@ -295,7 +296,8 @@ static void test_levels(void)
 		same_list("GIT_CONFIG_GLOBAL=/dev/null", 1, NULL, 0, NULL);
 		unsetenv("GIT_CONFIG_GLOBAL");
 
-		snprintf(path, sizeof(path), "%s/sys/../sys//gitconfig", trash);
+		snprintf(path, sizeof(path), "%s/sys/../sys//gitconfig",
+			 trash);
 		setenv("GIT_CONFIG_SYSTEM", path, 1);
 		same_list("GIT_CONFIG_NOSYSTEM=1 ignores GIT_CONFIG_SYSTEM", 1,
 			  NULL, 0, NULL);
@@ -365,7 +367,8 @@ static void test_syntax(void)
 		"[a]\nb-1 = 2\r\nc=\r\n\r\n#x\n;y\n",
 		"[.x]\nb=1\n[x \"\"]\nc=2\n",
 		"\xef\xbb\xbf[bom]\n\tok = yes\n",
-		"[Sec \"MiXed Case\"]\n\tKeY = Val\n[sec \"mixed case\"]\nkey=2\n",
+		"[Sec \"MiXed Case\"]\n\tKeY = Val\n"
+		"[sec \"mixed case\"]\nkey=2\n",
 		"[a]\n\tb = tab\\tnl\\nbs\\\\q\\\"\n\tc\n\td =\n",
 		"[a]\n\tb = one \\\n two \\\n three\n[z]x=y",
 		"[a] ; comment\n\tb = 1 # comment\n\t# c = 2\n",
@@ -410,8 +413,8 @@ static void test_syntax(void)
 			snprintf(path, sizeof(path), "%s/home/.gitconfig",
 				 trash);
 			write_file(path, bad[i]);
-			snprintf(title, sizeof(title), "bad config line, case %zu",
-				 i + 1);
+			snprintf(title, sizeof(title),
+				 "bad config line, case %zu", i + 1);
 			same_failure(title, 1, NULL);
 		}
 	}
@@ -426,8 +429,8 @@ static void test_includes(void)
 	cd("");
 	sh("mkdir -p home/inc home/work && git init -q home/work/proj && "
 	   "git init -q -b topic/x home/work/Other");
-	write_file("home/inc/one", "[one]\n\tkey = 1\n[include]\n\tpath = two\n"
-		   "[one]\n\tafter = yes\n");
+	write_file("home/inc/one", "[one]\n\tkey = 1\n"
+		   "[include]\n\tpath = two\n[one]\n\tafter = yes\n");
 	write_file("home/inc/two", "[two]\n\tkey = 2\n");
 	write_file("home/inc/work", "[work]\n\tkey = w\n");
 	write_file("home/inc/branch", "[branch]\n\tkey = b\n");
@@ -451,8 +454,8 @@ static void test_includes(void)
 		 "[includeIf \"onbranch:main\"]\n\tpath = inc/branch\n"
 		 "[includeIf \"onbranch:master\"]\n\tpath = inc/branch\n"
 		 "[includeIf \"unknown:x\"]\n\tpath = inc/work\n"
-		 "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n"
-		 "\tpath = inc/url\n"
+		 "[includeIf \"hasconfig:remote.*.url:"
+		 "https://example.com/**\"]\n\tpath = inc/url\n"
 		 "[after]\n\tkey = z\n", trash);
 	write_file("home/.gitconfig", text);
 
@@ -624,9 +627,11 @@ static void test_values(void)
 		{ "1k", 1, 1024 }, { "1M", 1, 1048576 }, { "-2k", 1, -2048 },
 		{ "1g", 1, 1073741824 }, { " 12", 1, 12 }, { "+7", 1, 7 },
 		{ "2g", 0, 0 }, { "abc", 0, 0 }, { "", 0, 0 }, { "1q", 0, 0 },
-		{ "12 ", 0, 0 }, { "0x", 0, 0 }, { "99999999999999999999", 0, 0 },
+		{ "12 ", 0, 0 }, { "0x", 0, 0 },
+		{ "99999999999999999999", 0, 0 },
 		{ "2147483648", 0, 0 }, { "-2147483648", 0, 0 },
-		{ "2147483647", 1, 2147483647 }, { "1kb", 0, 0 }, { "08", 0, 0 },
+		{ "2147483647", 1, 2147483647 }, { "1kb", 0, 0 },
+		{ "08", 0, 0 },
 	};
 	static const char *bools[] = {
 		"true", "yes", "ON", "1", "false", "No", "off", "0", "",
@@ -881,8 +886,8 @@ static void test_lookups(void)
 		int32_t i32;
 
 		ok(lg != NULL, "config_libgit2");
-		ok(!git_config_get_int32(&i32, lg, "lookup.number") && i32 == 11,
-		   "libgit2 reads ints");
+		ok(!git_config_get_int32(&i32, lg, "lookup.number") &&
+		   i32 == 11, "libgit2 reads ints");
 		ok(!git_config_get_string(&s, lg, "tar.Sub.command") &&
 		   !strcmp(s, "second"), "libgit2 sees the last value");
 		ok(!git_config_get_bool(&b, lg, "tar.y.remote") && b,
