@@ -4064,6 +4064,10 @@ static size_t format_item(struct fmt *f, const char *ph)
 	if (orig_len == sb->len && magic == '-') {
 		while (sb->len > f->base && sb->ptr[sb->len - 1] == '\n')
 			ga_buf_setlen(sb, sb->len - 1);
+	} else if (orig_len > sb->len) {
+		/* Stealing shrank the text: git's strbuf_insert() dies. */
+		f->error = ga_error_set("`pos' is too far after the end of "
+					"the buffer");
 	} else if (orig_len != sb->len) {
 		if (magic == '+')
 			buf_insert(sb, orig_len, "\n", 1);

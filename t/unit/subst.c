@@ -721,6 +721,29 @@ static void test_big_repo(void)
 	check("alt", "HEAD", "f", "alternates count toward auto");
 }
 
+/* Both git and we must fail, with git's message. */
+static void check_fatal(const char *path, const char *content,
+			const char *message, const char *name)
+{
+	struct ga_buf got = GA_BUF_INIT;
+	char file[256];
+	size_t len;
+	char *err;
+	int error;
+
+	snprintf(file, sizeof(file), "r1/%s", path);
+	puts_file(file, content);
+	commit_all("r1", "fatal\n");
+	err = sh_out(&len, "cd r1 && git archive HEAD %s 2>&1 >/dev/null",
+		     path);
+	error = ours("r1", "HEAD", path, &got);
+	ok(error == GA_ERROR && !strcmp(ga_error_message(), message) &&
+		   strstr(err, message) != NULL,
+	   "%s", name);
+	free(err);
+	ga_buf_release(&got);
+}
+
 static void test_prefilled_buffer(void)
 {
 	struct ga_buf got = GA_BUF_INIT;
@@ -828,6 +851,9 @@ int main(void)
 	test_ambiguity();
 	test_big_repo();
 	test_prefilled_buffer();
+	check_fatal("steal.txt", "          $Format:%>>|(1)%+x41$\n",
+		    "`pos' is too far after the end of the buffer",
+		    "stealing below a %+ insertion point dies as in git");
 	test_refs_config();
 	test_signed();
 
