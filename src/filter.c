@@ -895,7 +895,6 @@ static int open_gzip(struct sink **out, int level, int fd)
 {
 	char levelarg[16];
 	char *argv[4] = { "gzip", "-cn", NULL, NULL };
-	char *sh_argv[5] = { FILTER_SHELL, NULL, "-cn", NULL, NULL };
 	struct spawn_plan plan = { 0 };
 	struct child_sink *c;
 	struct sink *next = NULL;
@@ -905,7 +904,6 @@ static int open_gzip(struct sink **out, int level, int fd)
 	if (level >= 0) {
 		snprintf(levelarg, sizeof(levelarg), "-%d", level);
 		argv[2] = levelarg;
-		sh_argv[3] = levelarg;
 		display = ga_xstrfmt("gzip -cn %s", levelarg);
 	} else {
 		display = ga_xstrdup("gzip -cn");
@@ -915,10 +913,13 @@ static int open_gzip(struct sink **out, int level, int fd)
 	if (!path) {
 		err = ENOENT;
 	} else {
-		sh_argv[1] = path;
+		/*
+		 * No shell, not even for a gzip that is a script without
+		 * "#!": that fails (ENOEXEC) and falls back like a missing
+		 * one.
+		 */
 		plan.path = path;
 		plan.argv = argv;
-		plan.sh_argv = sh_argv;
 		plan.out_fd = fd;
 		plan.max_fd = max_fd_hint();
 		c = child_new(display, 1);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <zlib.h>
 
 #ifndef GARCHIVE_VERSION
 #define GARCHIVE_VERSION "0.1.0"
@@ -593,6 +594,25 @@ failed:
 	return ga_error_set("no man viewer handled the request");
 }
 
+/*
+ * "garchive --version", and with --build-options (as git's) what the
+ * bytes depend on: the zlib the in-process deflaters link against.
+ */
+static void print_version(const struct cli_global *g)
+{
+	int major, minor, rev, i;
+
+	printf("garchive version %s\n", GARCHIVE_VERSION);
+	for (i = 1; i < g->argc; i++) {
+		if (strcmp(g->argv[i], "--build-options"))
+			continue;
+		git_libgit2_version(&major, &minor, &rev);
+		printf("libgit2: %d.%d.%d\n", major, minor, rev);
+		printf("zlib: %s\n", zlibVersion());
+		break;
+	}
+}
+
 /* Print the stored error as git would and return git's exit status. */
 static int report_failure(int code)
 {
@@ -643,7 +663,7 @@ int main(int argc, char **argv)
 			error = run_archive(&r);
 			break;
 		case CLI_VERSION:
-			printf("garchive version %s\n", GARCHIVE_VERSION);
+			print_version(&r.global);
 			break;
 		case CLI_HELP:
 			error = show_manual(argc > 0 ? argv[0] : NULL);
