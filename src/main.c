@@ -145,6 +145,37 @@ static int has_core_worktree(git_repository *repo)
 }
 
 /*
+ * libgit2 parses the repository's config to open it, so a malformed
+ * file fails there, with libgit2's words ("... (in /path/config:6)").
+ * Say it as git does: "bad config line 6 in file .git/config", naming
+ * the file relative to the top of the work tree when we run inside it.
+ */
+static int open_failed(void)
+{
+	const git_error *e = git_error_last();
+	const char *in, *colon;
+	char cwd[PATH_MAX], *path, *shown;
+	int line;
+	size_t len;
+
+	if (!e || e->klass != GIT_ERROR_CONFIG || !e->message ||
+	    !(in = strstr(e->message, "(in ")) ||
+	    !(colon = strrchr(in, ':')) || sscanf(colon + 1, "%d", &line) != 1)
+		return ga_error_from_git(NULL);
+	path = ga_xstrndup(in + 4, (size_t)(colon - in - 4));
+	len = strlen(path);
+	shown = path;
+	if (getcwd(cwd, sizeof(cwd)) && len > 12 &&
+	    !strcmp(path + len - 12, "/.git/config") &&
+	    !strncmp(cwd, path, len - 12) &&
+	    (cwd[len - 12] == '\0' || cwd[len - 12] == '/'))
+		shown = path + len - 11;
+	ga_error_set("bad config line %d in file %s", line, shown);
+	free(path);
+	return GA_ERROR;
+}
+
+/*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
  * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
@@ -160,6 +191,9 @@ static int open_repository(struct run *r)
 		error = git_repository_open_ext(&r->repo, gitdir,
 						GIT_REPOSITORY_OPEN_NO_SEARCH,
 						NULL);
+		if (error < 0 && git_error_last() &&
+		    git_error_last()->klass == GIT_ERROR_CONFIG)
+			return open_failed();
 		if (error < 0)
 			return ga_error_set("not a git repository: '%s'",
 					    gitdir);
@@ -180,7 +214,7 @@ static int open_repository(struct run *r)
 			r->repo = NULL;
 			git_error_clear();
 		} else if (error < 0) {
-			return ga_error_from_git(NULL);
+			return open_failed();
 		} else if (worktree && *worktree &&
 			   (error = set_workdir(r->repo, worktree)) < 0) {
 			return error;
