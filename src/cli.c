@@ -21,10 +21,21 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 {
 	memset(out, 0, sizeof(*out));
 	out->command = CLI_ARCHIVE;
-	if (argc > 1 && !strcmp(argv[1], "--version"))
-		out->command = CLI_VERSION;
 	out->argc = argc;
 	out->argv = argv;
+	if (argc > 1 && !strcmp(argv[1], "--version"))
+		out->command = CLI_VERSION;
+	else if (argc > 1 && !strcmp(argv[1], "upload-archive"))
+		out->command = CLI_UPLOAD_ARCHIVE;
+	else if (argc > 1 && !strcmp(argv[1], "upload-archive--writer"))
+		out->command = CLI_UPLOAD_ARCHIVE_WRITER;
+	else if (argc > 1 && !strcmp(argv[1], "get-tar-commit-id"))
+		out->command = CLI_GET_TAR_COMMIT_ID;
+	/* A subcommand's argv[0] is its own name. */
+	if (out->command != CLI_ARCHIVE && out->command != CLI_VERSION) {
+		out->argc = argc - 1;
+		out->argv = argv + 1;
+	}
 	return 0;
 }
 
@@ -44,6 +55,14 @@ int cli_parse_pass1(struct archive_options *opts, int argc, char **argv)
 			opts->output = ga_xstrdup(argv[++i]);
 		else if (!strncmp(argv[i], "--output=", 9))
 			opts->output = ga_xstrdup(argv[i] + 9);
+		else if (!strcmp(argv[i], "--remote") && i + 1 < argc)
+			opts->remote = ga_xstrdup(argv[++i]);
+		else if (!strncmp(argv[i], "--remote=", 9))
+			opts->remote = ga_xstrdup(argv[i] + 9);
+		else if (!strcmp(argv[i], "--exec") && i + 1 < argc)
+			opts->exec = ga_xstrdup(argv[++i]);
+		else if (!strncmp(argv[i], "--exec=", 7))
+			opts->exec = ga_xstrdup(argv[i] + 7);
 		else
 			opts->pass1_args[opts->nr_pass1_args++] = argv[i];
 	}
@@ -101,6 +120,8 @@ void cli_options_release(struct archive_options *opts)
 	size_t i;
 
 	free(opts->output);
+	free(opts->remote);
+	free(opts->exec);
 	free(opts->pass1_args);
 	free(opts->prefix);
 	free(opts->mtime);

@@ -542,6 +542,9 @@ int main(int argc, char **argv)
 		case CLI_UPLOAD_ARCHIVE:
 			error = ga_error_set("upload-archive is not supported yet");
 			break;
+		case CLI_UPLOAD_ARCHIVE_WRITER:
+			error = ga_error_set("upload-archive is not supported yet");
+			break;
 		case CLI_GET_TAR_COMMIT_ID:
 			error = ga_error_set("get-tar-commit-id is not supported yet");
 			break;
