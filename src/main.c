@@ -64,11 +64,35 @@ struct run {
 	char *attr_info;
 };
 
+/*
+ * Write "<prefix><msg>\n" as git's vreportf() does: in one write, cut
+ * at 4095 bytes, with control characters other than tab and newline
+ * shown as '?' (so a remote cannot drive our terminal).
+ */
+static void diagnose(const char *prefix, const char *msg)
+{
+	char line[4096];
+	size_t len = (size_t)snprintf(line, sizeof(line), "%s%s", prefix,
+				      msg);
+	size_t i;
+	ssize_t unused;
+
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	for (i = strlen(prefix); i < len; i++)
+		if (((unsigned char)line[i] < 0x20 || line[i] == 0x7f) &&
+		    line[i] != '\t' && line[i] != '\n')
+			line[i] = '?';
+	line[len++] = '\n';
+	fflush(stderr);
+	unused = write(2, line, len);
+	(void)unused;
+}
+
 static void report(enum ga_report_kind kind, const char *msg, void *payload)
 {
 	(void)payload;
-	fprintf(stderr, "%s: %s\n",
-		kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+	diagnose(kind == GA_REPORT_WARNING ? "warning: " : "error: ", msg);
 }
 
 static void out_of_memory(size_t size)
@@ -492,7 +516,7 @@ static int report_failure(int code)
 	switch (code) {
 	case GA_EUSAGE:
 		if (*msg)
-			fprintf(stderr, "error: %s\n", msg);
+			diagnose("error: ", msg);
 		if (ga_error_usage_dest() == GA_USAGE_STDOUT) {
 			fputs(cli_usage(), stdout);
 			fflush(stdout);
@@ -501,10 +525,10 @@ static int report_failure(int code)
 		}
 		return 129;
 	case GA_EARCHIVE:
-		fprintf(stderr, "error: %s\n", msg);
+		diagnose("error: ", msg);
 		return 255;
 	default:
-		fprintf(stderr, "fatal: %s\n", *msg ? msg : "unknown error");
+		diagnose("fatal: ", *msg ? msg : "unknown error");
 		return 128;
 	}
 }
