@@ -639,7 +639,7 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 	size_t len = git_odb_object_size(w->obj);
 	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	struct ga_buf tmp = GA_BUF_INIT;
-	int error;
+	int changed, error;
 
 	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
 			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
@@ -653,25 +653,33 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 					 &w->meta)) < 0)
 			return error;
 	}
-	if ((error = convert_to_worktree(&w->content, w->conv, rel,
-					 w->oid_hex, data, len, attrs)) < 0)
+	if ((error = convert_maybe(&w->content, &changed, w->conv, rel,
+				   w->oid_hex, data, len, attrs)) < 0)
 		return error;
+	if (changed) {
+		data = (const unsigned char *)w->content.ptr;
+		len = w->content.len;
+	}
 	if (subst) {
 		if (!w->subst &&
 		    (error = subst_new(&w->subst, w->repo, w->treeish->commit,
 				       w->opts->config)) < 0)
 			return error;
-		error = subst_expand(&tmp, w->subst,
-				     (const unsigned char *)w->content.ptr,
-				     w->content.len);
-		if (error < 0) {
+		if ((error = subst_expand(&tmp, w->subst, data, len)) < 0) {
 			ga_buf_release(&tmp);
 			return error;
 		}
 		ga_buf_release(&w->content);
 		w->content = tmp;
+		changed = 1;
 	}
-	give_content(w);
+	if (changed) {
+		give_content(w);
+	} else {
+		/* Nothing applied: hand out the object's own bytes. */
+		w->entry.data = (unsigned char *)data;
+		w->entry.size = len;
+	}
 	return 0;
 }
 

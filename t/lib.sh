@@ -133,10 +133,9 @@ test_when_finished () {
 	test_cleanup_cmds_="$1 && $test_cleanup_cmds_"
 }
 
-# A body's `return 1` (as in `for ...; do ... || return 1; done`) must
-# end the body, not test_run_body_ itself, which still has to run the
-# cleanup and go back to the trash directory.
-test_eval_body_ () {
+# A function of its own, so that a body's `return 1` ends the body and
+# not the code around it.
+test_eval_ () {
 	eval "$1"
 }
 
@@ -145,9 +144,9 @@ test_run_body_ () {
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
-		test_eval_body_ "$1"
+		test_eval_ "$1"
 	else
-		test_eval_body_ "$1" >"$test_log" 2>&1
+		test_eval_ "$1" >"$test_log" 2>&1
 	fi
 	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then
