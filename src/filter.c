@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -834,17 +836,43 @@ static int child_write(struct sink *s, const void *buf, size_t len)
 	return child_outcome(c, 1);
 }
 
+/*
+ * Wait until the filter has read everything we wrote, before we end its
+ * input.  A filter that goes away first (`head -c 1`, a shell pipeline
+ * whose first command is missing) has not filtered the whole archive
+ * even when it exits 0; git notices only when the rest no longer fits
+ * in the pipe and it dies of SIGPIPE, and our pipe is larger than git's.
+ * Returns 1 when the filter left bytes unread, 0 otherwise (also when
+ * the kernel cannot tell, as git could not).
+ */
+static int child_left_unread(struct child_sink *c)
+{
+	for (;;) {
+		struct pollfd p = { c->in, POLLOUT, 0 };
+		int unread = 0;
+
+		if (ioctl(c->in, FIONREAD, &unread) < 0 || unread <= 0)
+			return 0;
+		if (poll(&p, 1, 0) > 0 && (p.revents & POLLERR))
+			return 1;
+		/* Still reading: look again in a millisecond. */
+		poll(NULL, 0, 1);
+	}
+}
+
 static int child_finish(struct sink *s)
 {
 	struct child_sink *c = (struct child_sink *)s;
+	int unread;
 
 	if (c->failed || c->in < 0)
 		return ga_error_set("finish of a finished '%s' filter",
 				    c->display);
+	unread = child_left_unread(c);
 	child_close_in(c);
 	child_reap(c);
 	c->failed = 1;	/* nothing more to do with it */
-	return child_outcome(c, 0);
+	return child_outcome(c, unread);
 }
 
 static void child_free(struct sink *s)
