@@ -367,8 +367,8 @@ static void test_syntax(void)
 		"[a]\nb-1 = 2\r\nc=\r\n\r\n#x\n;y\n",
 		"[.x]\nb=1\n[x \"\"]\nc=2\n",
 		"\xef\xbb\xbf[bom]\n\tok = yes\n",
-		"[Sec \"MiXed Case\"]\n\tKeY = Val\n"
-		"[sec \"mixed case\"]\nkey=2\n",
+		("[Sec \"MiXed Case\"]\n\tKeY = Val\n"
+		 "[sec \"mixed case\"]\nkey=2\n"),
 		"[a]\n\tb = tab\\tnl\\nbs\\\\q\\\"\n\tc\n\td =\n",
 		"[a]\n\tb = one \\\n two \\\n three\n[z]x=y",
 		"[a] ; comment\n\tb = 1 # comment\n\t# c = 2\n",
