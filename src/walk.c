@@ -303,7 +303,17 @@ struct check_state {
 	uint32_t missing_mode;
 	git_oid missing_id;
 	char *missing_path;
+	int depth;			/* trees above the one being read */
 };
+
+/*
+ * How deep trees may nest.  git 2.39 recurses without a limit and dies
+ * of a stack overflow near 3500 levels; later gits stop at
+ * core.maxTreeDepth (first 4096) with these messages.  garchive's own
+ * recursion would overflow too, so it stops there, above anything git
+ * 2.39 can archive.
+ */
+#define WALK_MAX_TREE_DEPTH 4096
 
 static int tree_unreadable(const git_oid *id)
 {
@@ -384,13 +394,23 @@ static int check_tree(struct check_state *st, const git_oid *id,
 	struct rawtree_entry te;
 	int error;
 
+	if (st->depth > WALK_MAX_TREE_DEPTH) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &st->w->treeish->tree_id);
+		ga_report(GA_REPORT_ERROR,
+			  "exceeded maximum allowed tree depth");
+		return ga_error_set("failed to unpack tree object %s", hex);
+	}
 	if (rawtree_read(&obj, st->w->odb, id) < 0)
 		return tree_unreadable(id);
 	rawtree_iter_init(&it, git_odb_object_data(obj),
 			  git_odb_object_size(obj), st->w->hashsz);
+	st->depth++;
 	while ((error = rawtree_next(&te, &it)) == 0)
 		if ((error = check_entry(st, &te, rel)) < 0)
 			break;
+	st->depth--;
 	git_odb_object_free(obj);
 	return error == GA_ITEROVER ? 0 : error;
 }

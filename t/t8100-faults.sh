@@ -568,6 +568,60 @@ test_expect_success 'a tree 200 levels deep: tar and zip as git' '
 	test_same_as_git --format=zip $c
 '
 
+# deep_tree N: a commit whose tree nests N directories "d" above a file,
+# written as loose objects directly (thousands of git calls would be
+# slow).
+deep_tree () {
+	python3 - "$1" <<-\EOF &&
+	import hashlib, os, sys, zlib
+	def write(kind, data):
+	    hdr = b"%s %d\0" % (kind, len(data))
+	    oid = hashlib.sha1(hdr + data).hexdigest()
+	    d = ".git/objects/" + oid[:2]
+	    os.makedirs(d, exist_ok=True)
+	    if not os.path.exists(d + "/" + oid[2:]):
+	        open(d + "/" + oid[2:], "wb").write(zlib.compress(hdr + data, 1))
+	    return oid
+	cur = write(b"tree", b"100644 leaf\0" + bytes.fromhex(write(b"blob", b"leaf\n")))
+	for i in range(int(sys.argv[1])):
+	    cur = write(b"tree", b"40000 d\0" + bytes.fromhex(cur))
+	print(cur)
+	EOF
+	:
+}
+
+test_expect_success 'a tree 3000 levels deep: as git' '
+	cd repo &&
+	t=$(deep_tree 3000) &&
+	c=$(commit_of $t) &&
+	test_same_as_git $c &&
+	test_same_as_git --format=zip $c
+'
+
+# git 2.39 dies of a stack overflow near 3500 levels; garchive archives
+# 4096 and refuses deeper trees as later gits do (core.maxTreeDepth).
+test_expect_success 'a tree deeper than 4096 levels is refused, never a crash' '
+	cd repo &&
+	t=$(deep_tree 4096) &&
+	garchive $(commit_of $t) >deep.tar &&
+	tar tf deep.tar >list &&
+	test $(grep -c "/leaf$" list) = 1 &&
+	t=$(deep_tree 4097) &&
+	cat >expect <<-EOF &&
+	error: exceeded maximum allowed tree depth
+	fatal: failed to unpack tree object $t
+	EOF
+	c=$(commit_of $t) &&
+	test_expect_code 128 garchive $c >out 2>err &&
+	test_must_be_empty out &&
+	test_cmp expect err &&
+	fails_atomically 128 expect --format=zip $c &&
+	t=$(deep_tree 50000) &&
+	test_expect_code 128 garchive --worktree-attributes $(commit_of $t) \
+		>out 2>err &&
+	test_must_be_empty out
+'
+
 test_expect_success 'a zip path over 65535 bytes: path too long, as git' '
 	cd repo &&
 	t=$(mktree "100644 @70000 $blob") &&
