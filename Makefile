@@ -98,19 +98,26 @@ clean: clean-objs
 
 # memcheck over the unit tests and a representative subset of the shell
 # tests: t/valgrind/garchive stands in for the binary and logs each run;
-# any error or definite leak in any log fails the target.
+# any error or definite leak in any log fails the target.  Forked
+# children that never reach exec are not checked (they share the
+# parent's heap).
 VALGRIND ?= valgrind
 # (Tests that compare with the clock or time a whole run stay out.)
 VALGRIND_TESTS ?= t/t3000-tar.sh t/t8000-hostile.sh t/t8100-faults.sh
 VALGRIND_OPTS = --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
-		--suppressions=$(CURDIR)/t/valgrind/libgit2.supp --num-callers=30
+		--suppressions=$(CURDIR)/t/valgrind/libgit2.supp --num-callers=30 \
+		--child-silent-after-fork=yes
 
+# filter.t checks the errno of a failed execve(), which valgrind cannot
+# pass on (it kills a child whose execve fails); its sinks run under
+# memcheck through t8100's filter rows.
+VALGRIND_UNITS = $(filter-out t/unit/filter.t,$(UNIT_TESTS))
 VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/logs/unit.%p
 
 valgrind: garchive unit
 	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
-	$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(UNIT_TESTS)
+	$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
 	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind \
 	GARCHIVE_VALGRIND_REAL=$(CURDIR)/garchive \
 	GARCHIVE_VALGRIND_LOGS=$(CURDIR)/t/valgrind/logs \
