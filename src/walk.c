@@ -169,7 +169,7 @@ static int read_worktree_attrs(struct ga_buf *out, const char *dir,
 		return GA_ENOTFOUND;
 	path = *dir ? ga_xstrfmt("%s%s/.gitattributes", top, dir)
 		    : ga_xstrfmt("%s.gitattributes", top);
-	error = attr_read_file(out, path, 1);
+	error = attr_read_file_as(out, path, path + strlen(top), 1);
 	free(path);
 	return error;
 }
