@@ -3,7 +3,7 @@
 #
 #	. "$TEST_DIRECTORY/lib-attr.sh"
 #	attr_repo_init DIR
-#	same_in_forms [OPTION...]
+#	same_in_forms [OPTION...] [-- PATHSPEC...]
 #
 # same_in_forms compares `git archive` and garchive from the top of a
 # work tree, in tar and zip, with and without --worktree-attributes, at
@@ -36,43 +36,72 @@ attr_repo_init () {
 	EOF
 }
 
+# forms_args_ [OPTION...] [-- PATHSPEC...]: set forms_opts_ and forms_ps_
+# to strings that, given to eval in the caller, give back the options and
+# the pathspecs, quoted.
+forms_args_ () {
+	forms_opts_= &&
+	forms_ps_= &&
+	forms_seen_= &&
+	forms_i_=0 &&
+	for forms_a_; do
+		forms_i_=$((forms_i_ + 1))
+		if test -z "$forms_seen_" && test "x$forms_a_" = x--; then
+			forms_seen_=t
+		elif test -z "$forms_seen_"; then
+			forms_opts_="$forms_opts_ \"\${$forms_i_}\""
+		else
+			forms_ps_="$forms_ps_ \"\${$forms_i_}\""
+		fi
+	done
+}
+
+# same_in_forms [OPTION...] [-- PATHSPEC...]
 same_in_forms () {
+	forms_args_ "$@" &&
 	git tag -f -a -m "forms" forms-tag HEAD >/dev/null &&
 	has_sub= &&
-	if git cat-file -e HEAD:sub 2>/dev/null &&
-	   test "$(git cat-file -t HEAD:sub)" = tree
-	then
+	if test "$(git cat-file -t HEAD:sub 2>/dev/null)" = tree; then
 		has_sub=t
 	fi &&
+	forms_tree_=$(git rev-parse HEAD^{tree}) &&
 	for fmt in tar zip; do
 		for wt in "" --worktree-attributes; do
-			same_form_ --format=$fmt $wt "$@" HEAD &&
-			same_form_ --format=$fmt $wt "$@" forms-tag &&
-			same_form_ --format=$fmt $wt "$@" \
-				"$(git rev-parse HEAD^{tree})" &&
+			for forms_t_ in HEAD forms-tag $forms_tree_ \
+				${has_sub:+HEAD:sub}
+			do
+				eval "same_form_ --format=\$fmt \$wt $forms_opts_ \
+					\$forms_t_ $forms_ps_" || return 1
+			done &&
 			if test -n "$has_sub"; then
-				same_form_ --format=$fmt $wt "$@" HEAD:sub &&
 				(
 					cd sub &&
-					same_form_ --format=$fmt $wt "$@" HEAD
+					eval "same_form_ --format=\$fmt \$wt \
+						$forms_opts_ HEAD $forms_ps_"
 				)
 			fi || return 1
 		done
 	done
 }
 
+# same_in_bare [OPTION...] [-- PATHSPEC...]: the same in a bare
+# repository, which has no work tree to run from.
 same_in_bare () {
+	forms_args_ "$@" &&
 	git tag -f -a -m "forms" forms-tag HEAD >/dev/null &&
+	has_sub= &&
+	if test "$(git cat-file -t HEAD:sub 2>/dev/null)" = tree; then
+		has_sub=t
+	fi &&
+	forms_tree_=$(git rev-parse HEAD^{tree}) &&
 	for fmt in tar zip; do
 		for wt in "" --worktree-attributes; do
-			same_form_ --format=$fmt $wt "$@" HEAD &&
-			same_form_ --format=$fmt $wt "$@" forms-tag &&
-			same_form_ --format=$fmt $wt "$@" \
-				"$(git rev-parse HEAD^{tree})" &&
-			if test "$(git cat-file -t HEAD:sub 2>/dev/null)" = tree
-			then
-				same_form_ --format=$fmt $wt "$@" HEAD:sub
-			fi || return 1
+			for forms_t_ in HEAD forms-tag $forms_tree_ \
+				${has_sub:+HEAD:sub}
+			do
+				eval "same_form_ --format=\$fmt \$wt $forms_opts_ \
+					\$forms_t_ $forms_ps_" || return 1
+			done
 		done
 	done
 }
