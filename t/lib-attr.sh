@@ -109,8 +109,7 @@ same_in_bare () {
 # same_failure_as_git ARGS...: test_same_as_git without the stdout
 # bytes, for runs that die mid-archive: git has written what it wrote
 # before dying (whole zip entries, whole 10240-byte tar records), while
-# garchive's writers drop what they buffered.  The t6xxx scripts keep
-# that difference as test_expect_failure.
+# garchive drops what it still holds.
 same_failure_as_git () {
 	git archive "$@" >expect.out 2>expect.err
 	expect_code=$?
