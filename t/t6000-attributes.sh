@@ -142,6 +142,20 @@ test_expect_success 'core.attributesFile loses to the tree' '
 	same_in_forms
 '
 
+test_expect_success 'a relative core.attributesFile is read from the top' '
+	cd repo &&
+	test_when_finished "git config --unset core.attributesFile; rm -f rel-attrs sub/rel-attrs" &&
+	printf "anchored export-ignore\nx.crlf text eol=crlf\n" >rel-attrs &&
+	echo "* export-ignore" >sub/rel-attrs &&
+	git config core.attributesFile rel-attrs &&
+	same_in_forms &&
+	(
+		cd sub &&
+		GIT_DIR=../.git && export GIT_DIR &&
+		test_same_as_git HEAD
+	)
+'
+
 test_expect_success 'the default global file: XDG_CONFIG_HOME, ~/.config' '
 	cd repo &&
 	test_when_finished "rm -rf \"\$HOME/.config\" \"\$HOME/xdg\"" &&
@@ -236,7 +250,15 @@ test_expect_success 'a bare clone' '
 	cd bare.git &&
 	same_in_bare &&
 	echo "a.crlf -text" >info/attributes &&
-	same_in_bare
+	same_in_bare &&
+	echo "anchored export-ignore" >rel-attrs &&
+	git config core.attributesFile rel-attrs &&
+	same_in_bare &&
+	echo "a.crlf export-ignore" >hooks/rel-attrs &&
+	(
+		cd hooks &&
+		test_same_as_git HEAD
+	)
 '
 
 # git prints some of these diagnostics without a prefix, so compare the
