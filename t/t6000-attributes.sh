@@ -435,6 +435,52 @@ test_expect_success 'a symlinked .gitattributes' '
 	same_in_forms
 '
 
+test_expect_success 'diff attributes set the zip text flag' '
+	attr_repo_init diff &&
+	cd diff &&
+	mkdir sub &&
+	cat >.gitattributes <<-\EOF &&
+	*.nd -diff
+	*.d diff
+	*.bd binary
+	*.cb diff=custombin
+	*.ct diff=customtext
+	*.un diff=undefined
+	*.td -text
+	sub/* diff
+	EOF
+	for ext in nd d bd cb ct un td none; do
+		printf "text\n" >t.$ext &&
+		printf "bin\000ary\n" >b.$ext || return 1
+	done &&
+	printf "bin\000ary\n" >sub/b &&
+	git add . &&
+	test_commit diff &&
+	git config diff.custombin.binary true &&
+	git config diff.customtext.binary false &&
+	same_in_forms &&
+	echo "*.none -diff" >.git/info/attributes &&
+	same_in_forms
+'
+
+# In a cone-mode sparse checkout git 2.39.5 does not read the
+# .gitattributes of directories outside the cone (attr.c skips them, as
+# they could only apply to files not checked out); garchive reads them.
+test_expect_failure 'cone-mode sparse checkout: .gitattributes outside the cone' '
+	attr_repo_init sparse &&
+	cd sparse &&
+	mkdir -p in out/deep &&
+	echo "x export-ignore" >out/.gitattributes &&
+	echo "y export-ignore" >in/.gitattributes &&
+	for f in in/x in/y out/x out/y out/deep/x; do
+		echo $f >$f || return 1
+	done &&
+	git add . &&
+	test_commit sparse &&
+	git sparse-checkout set --cone in &&
+	test_same_as_git HEAD
+'
+
 test_expect_success 'an unreadable global file is named as configured' '
 	cd link &&
 	test_when_finished "git config --unset core.attributesFile" &&
