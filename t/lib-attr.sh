@@ -125,6 +125,12 @@ same_failure_as_git () {
 	test_cmp expect.diag actual.diag
 }
 
+# config_param KEY VALUE: one 'key'='value' item of GIT_CONFIG_PARAMETERS,
+# which git and garchive both read.
+config_param () {
+	printf "'%s'='%s'" "$1" "$2"
+}
+
 # archive_list ARCHIVE.tar: the names in a tar, one a line.
 archive_list () {
 	tar tf "$1"

@@ -148,7 +148,8 @@ test_expect_success 'core.attributesFile loses to the tree' '
 
 test_expect_success 'a relative core.attributesFile is read from the top' '
 	cd repo &&
-	test_when_finished "git config --unset core.attributesFile; rm -f rel-attrs sub/rel-attrs" &&
+	test_when_finished "rm -f rel-attrs sub/rel-attrs" &&
+	test_when_finished "git config --unset core.attributesFile" &&
 	printf "anchored export-ignore\nx.crlf text eol=crlf\n" >rel-attrs &&
 	echo "* export-ignore" >sub/rel-attrs &&
 	git config core.attributesFile rel-attrs &&
@@ -177,7 +178,8 @@ test_expect_success 'core.attributesFile from the command line' '
 	cd repo &&
 	echo "plain.txt export-ignore" >"$HOME/cmdline-attrs" &&
 	(
-		GIT_CONFIG_PARAMETERS="'\''core.attributesfile'\''='\''$HOME/cmdline-attrs'\''" &&
+		GIT_CONFIG_PARAMETERS=$(config_param core.attributesfile \
+			"$HOME/cmdline-attrs") &&
 		export GIT_CONFIG_PARAMETERS &&
 		test_same_as_git HEAD &&
 		test_same_as_git --format=zip HEAD
@@ -201,7 +203,8 @@ test_expect_success 'a missing core.attributesFile is no error' '
 
 test_expect_success 'precedence: tree beats global, info beats tree' '
 	cd repo &&
-	test_when_finished "rm -f .git/info/attributes; git config --unset core.attributesFile" &&
+	test_when_finished "git config --unset core.attributesFile" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	echo "a.crlf -text" >"$HOME/attrs2" &&
 	git config core.attributesFile "$HOME/attrs2" &&
 	garchive HEAD >g.tar &&
@@ -317,7 +320,8 @@ test_expect_success 'malformed lines: the same warnings as git' '
 
 test_expect_success 'malformed lines in info/attributes and the global file' '
 	cd bad &&
-	test_when_finished "rm -f .git/info/attributes; git config --unset core.attributesFile" &&
+	test_when_finished "git config --unset core.attributesFile" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	printf "!neg export-ignore\n[attr]m export-ignore\nnegated m\n" \
 		>.git/info/attributes &&
 	printf "x -bad!\n!neg2 text\n" >"$HOME/bad-global" &&
@@ -330,9 +334,11 @@ test_expect_success 'CRLF, BOM and NUL in .gitattributes: blob and file' '
 	attr_repo_init crlf &&
 	cd crlf &&
 	mkdir sub &&
-	printf "\357\273\277a export-ignore\r\nb export-ignore\r\n" >.gitattributes &&
-	printf "c export-ignore\nd export-ignore\000e export-ignore\nf export-ignore\n" \
+	printf "\357\273\277a export-ignore\r\nb export-ignore\r\n" \
+		>.gitattributes &&
+	printf "c export-ignore\nd export-ignore\000e export-ignore\n" \
 		>sub/.gitattributes &&
+	echo "f export-ignore" >>sub/.gitattributes &&
 	for f in a b c d e f sub/a sub/b sub/c sub/d sub/e sub/f; do
 		echo "$f" >"$f" || return 1
 	done &&
@@ -368,7 +374,8 @@ test_expect_success 'macros: built-in binary, nesting, redefinition' '
 
 test_expect_success 'macros from info/attributes and the global file' '
 	cd macros &&
-	test_when_finished "rm -f .git/info/attributes; git config --unset core.attributesFile" &&
+	test_when_finished "git config --unset core.attributesFile" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	echo "[attr]gm export-ignore" >"$HOME/gm" &&
 	git config core.attributesFile "$HOME/gm" &&
 	echo "a.b gm" >.git/info/attributes &&

@@ -130,7 +130,8 @@ test_expect_success 'a deeper -export-ignore cannot rescue an ignored directory'
 
 test_expect_success 'export-ignore in info/attributes and the global file' '
 	cd repo &&
-	test_when_finished "rm -f .git/info/attributes; git config --unset core.attributesFile" &&
+	test_when_finished "git config --unset core.attributesFile" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	echo "top.txt export-ignore" >.git/info/attributes &&
 	echo "sub export-ignore" >"$HOME/global-attrs" &&
 	git config core.attributesFile "$HOME/global-attrs" &&

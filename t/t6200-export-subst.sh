@@ -74,7 +74,7 @@ test_expect_success 'CRLF conversion comes first; %n stays LF' '
 test_expect_success 'export-subst files are not streamed' '
 	cd repo &&
 	(
-		GIT_CONFIG_PARAMETERS="'\''core.bigfilethreshold'\''='\''1'\''" &&
+		GIT_CONFIG_PARAMETERS="$(config_param core.bigfilethreshold 1)" &&
 		export GIT_CONFIG_PARAMETERS &&
 		same_form_ HEAD &&
 		tar xOf actual.out crlf.subst >out &&
@@ -86,7 +86,8 @@ test_expect_success 'export-subst files are not streamed' '
 
 test_expect_success 'live decorations, abbreviation and notes' '
 	cd repo &&
-	test_when_finished "git tag -d extra; git config --unset core.abbrev" &&
+	test_when_finished "git config --unset core.abbrev" &&
+	test_when_finished "git tag -d extra" &&
 	git tag extra &&
 	git config core.abbrev 12 &&
 	same_in_forms
@@ -157,7 +158,8 @@ test_expect_success '%aN and %aE follow .mailmap' '
 
 test_expect_success 'info/attributes and the work tree switch it' '
 	cd repo &&
-	test_when_finished "rm -f .git/info/attributes; git checkout -q -- .gitattributes" &&
+	test_when_finished "git checkout -q -- .gitattributes" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	echo "plain.txt export-subst" >.git/info/attributes &&
 	same_in_forms &&
 	rm .git/info/attributes &&

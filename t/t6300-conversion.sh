@@ -91,10 +91,10 @@ for autocrlf in unset true input false; do
 			cd repo &&
 			params= &&
 			if test $autocrlf != unset; then
-				params="'\''core.autocrlf'\''='\''$autocrlf'\''"
+				params="$(config_param core.autocrlf $autocrlf)"
 			fi &&
 			if test $eol != unset; then
-				params="$params '\''core.eol'\''='\''$eol'\''"
+				params="$params $(config_param core.eol $eol)"
 			fi &&
 			same_with_config "$params"
 		'
@@ -110,10 +110,11 @@ test_expect_success 'core.autocrlf from the repository config, every form' '
 
 test_expect_success 'files above core.bigFileThreshold are not converted' '
 	cd repo &&
-	same_with_config "'\''core.bigfilethreshold'\''='\''5'\''" &&
-	same_with_config "'\''core.bigfilethreshold'\''='\''1k'\'' '\''core.autocrlf'\''='\''true'\''" &&
+	same_with_config "$(config_param core.bigfilethreshold 5)" &&
+	same_with_config "$(config_param core.bigfilethreshold 1k) \
+		$(config_param core.autocrlf true)" &&
 	(
-		GIT_CONFIG_PARAMETERS="'\''core.bigfilethreshold'\''='\''5'\''" &&
+		GIT_CONFIG_PARAMETERS="$(config_param core.bigfilethreshold 5)" &&
 		export GIT_CONFIG_PARAMETERS &&
 		garchive HEAD >big.tar
 	) &&
@@ -189,7 +190,7 @@ test_expect_success ICONV 'working-tree-encoding' '
 
 test_expect_success ICONV 'working-tree-encoding with core.autocrlf' '
 	cd enc &&
-	same_with_config "'\''core.autocrlf'\''='\''true'\''"
+	same_with_config "$(config_param core.autocrlf true)"
 '
 
 test_expect_success 'working-tree-encoding set or unset without a value dies' '
@@ -228,7 +229,8 @@ test_expect_success 'a zip that dies: git leaves its entries, garchive none' '
 
 test_expect_success 'conversion attributes from info/attributes and the work tree' '
 	cd repo &&
-	test_when_finished "rm -f .git/info/attributes; git checkout -q -- .gitattributes" &&
+	test_when_finished "git checkout -q -- .gitattributes" &&
+	test_when_finished "rm -f .git/info/attributes" &&
 	echo "lf.* -text" >.git/info/attributes &&
 	same_in_forms &&
 	rm .git/info/attributes &&

@@ -110,7 +110,8 @@ test_expect_success 'a required filter without smudge or process dies' '
 
 test_expect_success 'required=false and other values' '
 	cd repo &&
-	test_when_finished "git config filter.req.required true; git config filter.req.smudge \"sed s/o/0/g\"" &&
+	test_when_finished "git config filter.req.smudge \"sed s/o/0/g\"" &&
+	test_when_finished "git config filter.req.required true" &&
 	git config filter.req.smudge "exit 1" &&
 	git config filter.req.required false &&
 	test_same_as_git HEAD &&
@@ -128,7 +129,7 @@ test_expect_success 'smudge filters run at the top of the work tree' '
 test_expect_success 'files above core.bigFileThreshold are not filtered' '
 	cd repo &&
 	(
-		GIT_CONFIG_PARAMETERS="'\''core.bigfilethreshold'\''='\''5'\''" &&
+		GIT_CONFIG_PARAMETERS="$(config_param core.bigfilethreshold 5)" &&
 		export GIT_CONFIG_PARAMETERS &&
 		same_form_ HEAD &&
 		same_form_ --format=zip HEAD
@@ -153,7 +154,8 @@ test_expect_success PYTHON3 'process filters, every form' '
 
 test_expect_success PYTHON3 'process filter metadata for other tree-ishes' '
 	cd repo &&
-	test_when_finished "git config --unset filter.upper.process; git tag -d light" &&
+	test_when_finished "git tag -d light" &&
+	test_when_finished "git config --unset filter.upper.process" &&
 	git config filter.upper.process "$PROCESS_FILTER upper" &&
 	git tag light &&
 	same_form_ light &&
@@ -168,7 +170,9 @@ test_expect_success PYTHON3 'process filter metadata for other tree-ishes' '
 
 test_expect_success PYTHON3 'process filter errors, not required' '
 	cd repo &&
-	test_when_finished "git config --unset filter.upper.process; rm -f fail.up abort.up late.up empty.up; git reset -q --hard HEAD~1" &&
+	test_when_finished "git reset -q --hard HEAD~1" &&
+	test_when_finished "rm -f fail.up abort.up late.up empty.up" &&
+	test_when_finished "git config --unset filter.upper.process" &&
 	for f in fail.up abort.up late.up empty.up; do
 		echo "$f" >"$f" || return 1
 	done &&
@@ -180,7 +184,8 @@ test_expect_success PYTHON3 'process filter errors, not required' '
 
 test_expect_success PYTHON3 'a process filter that dies' '
 	cd repo &&
-	test_when_finished "git config --unset filter.upper.process; git reset -q --hard HEAD~1" &&
+	test_when_finished "git reset -q --hard HEAD~1" &&
+	test_when_finished "git config --unset filter.upper.process" &&
 	echo die >die.up &&
 	git add die.up &&
 	test_commit dies &&
@@ -204,7 +209,8 @@ test_expect_success PYTHON3 'process filters that cannot start or talk' '
 
 test_expect_success PYTHON3 'required process filters' '
 	cd repo &&
-	test_when_finished "git config --unset filter.req.process; git reset -q --hard HEAD~1" &&
+	test_when_finished "git reset -q --hard HEAD~1" &&
+	test_when_finished "git config --unset filter.req.process" &&
 	git config filter.req.process "$PROCESS_FILTER upper" &&
 	same_in_forms &&
 	git config --unset filter.req.process &&

@@ -2,6 +2,7 @@
 test_description='git-lfs: archives hold the real content, as with git'
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-attr.sh"
+. "$TEST_DIRECTORY/lib-repo.sh"
 
 # Debian's git-lfs (make deps installs it; CI runs this).
 test_lazy_prereq LFS 'git lfs version'
@@ -27,12 +28,9 @@ test_expect_success 'setup: LFS-tracked files committed locally' '
 	mkdir -p sub &&
 	printf "sub/*.dat filter=lfs diff=lfs merge=lfs -text\n" \
 		>>.gitattributes &&
-	repo_bytes () {
-		python3 -c "import sys, random; r = random.Random(int(sys.argv[2])); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(int(sys.argv[1]))))" "$1" "$2"
-	} &&
-	repo_bytes 3000 1 >a.bin &&
-	repo_bytes 70000 2 >sub/b.bin &&
-	repo_bytes 100 3 >sub/c.dat &&
+	repo_random 3000 1 >a.bin &&
+	repo_random 70000 2 >sub/b.bin &&
+	repo_random 100 3 >sub/c.dat &&
 	printf "" >empty.bin &&
 	printf "text, not lfs\n" >plain.txt &&
 	git add . &&
@@ -86,7 +84,7 @@ test_expect_success 'GIT_LFS_SKIP_SMUDGE leaves the pointers' '
 test_expect_success 'LFS files above core.bigFileThreshold stay pointers' '
 	cd repo &&
 	(
-		GIT_CONFIG_PARAMETERS="'\''core.bigfilethreshold'\''='\''100'\''" &&
+		GIT_CONFIG_PARAMETERS="$(config_param core.bigfilethreshold 100)" &&
 		export GIT_CONFIG_PARAMETERS &&
 		test_same_as_git HEAD &&
 		test_same_as_git --format=zip HEAD
