@@ -548,6 +548,12 @@ static void parse_buffer(struct attr_stack *st, struct frame *f, char *buf,
 
 int attr_read_file(struct ga_buf *out, const char *path, int nofollow)
 {
+	return attr_read_file_as(out, path, path, nofollow);
+}
+
+int attr_read_file_as(struct ga_buf *out, const char *path,
+		      const char *shown, int nofollow)
+{
 	struct stat sb;
 	int fd, flags = O_RDONLY | O_CLOEXEC;
 
@@ -556,19 +562,19 @@ int attr_read_file(struct ga_buf *out, const char *path, int nofollow)
 	fd = open(path, flags);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			ga_warning("unable to access '%s': %s", path,
+			ga_warning("unable to access '%s': %s", shown,
 				   strerror(errno));
 		return GA_ENOTFOUND;
 	}
 	if (fstat(fd, &sb)) {
-		ga_warning("cannot fstat gitattributes file '%s': %s", path,
+		ga_warning("cannot fstat gitattributes file '%s': %s", shown,
 			   strerror(errno));
 		close(fd);
 		return GA_ENOTFOUND;
 	}
 	if (sb.st_size >= ATTR_MAX_FILE_SIZE) {
 		ga_warning("ignoring overly large gitattributes file '%s'",
-			   path);
+			   shown);
 		close(fd);
 		return GA_ENOTFOUND;
 	}

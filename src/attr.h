@@ -72,6 +72,13 @@ struct attr_stack_options {
  */
 int attr_read_file(struct ga_buf *out, const char *path, int nofollow);
 
+/*
+ * attr_read_file(), naming the file `shown` in its warnings: git reads
+ * work-tree files by paths relative to the top of the work tree.
+ */
+int attr_read_file_as(struct ga_buf *out, const char *path,
+		      const char *shown, int nofollow);
+
 struct attr_stack;
 
 /*

@@ -442,10 +442,22 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	if (!nosystem)
 		wo->attr_system_file = SYSTEM_ATTRIBUTES;
 	if (config_get_string(&attrfile, r->config,
-			      "core.attributesfile") == 0 && attrfile)
+			      "core.attributesfile") == 0 && attrfile) {
 		r->attr_global = expand_home(attrfile);
-	else
+		/*
+		 * git has changed to the top of the work tree and opens
+		 * a relative name there; in a bare repository it stays
+		 * where it was started.
+		 */
+		if (workdir && r->attr_global[0] != '/') {
+			char *abs = ga_xstrfmt("%s/%s", top, r->attr_global);
+
+			free(r->attr_global);
+			r->attr_global = abs;
+		}
+	} else {
 		r->attr_global = default_global_attributes();
+	}
 	wo->attr_global_file = r->attr_global;
 	r->attr_info = ga_xstrfmt("%sinfo/attributes",
 				  git_repository_commondir(r->repo));
