@@ -49,6 +49,7 @@ struct attr_stack_options {
 	const char *system_file;	/* NULL when GIT_ATTR_NOSYSTEM */
 	const char *global_file;	/* core.attributesFile, or NULL */
 	const char *info_file;		/* $GIT_DIR/info/attributes, or NULL */
+	const char *info_file_shown;	/* its name in messages (NULL: as is) */
 	attr_read_fn read_dir;		/* per-directory files; may be NULL */
 	void *payload;
 	int ignore_case;		/* core.ignoreCase */

@@ -69,6 +69,7 @@ struct run {
 	struct archive_writer *writer;
 	char *attr_global;
 	char *attr_info;
+	char *attr_info_shown;	/* its name in messages, or NULL */
 	char *toplevel;
 
 	/* Serving a --remote client (upload-archive--writer). */
@@ -410,6 +411,35 @@ static int env_bool(int *out, const char *name)
 	return config_parse_bool(out, name, v);
 }
 
+/*
+ * info/attributes as git names it in warnings: after its own $GIT_DIR,
+ * which is GIT_DIR as given, ".git" from a work tree, nothing when run
+ * in a bare repository's directory, else an absolute path.
+ */
+static char *info_attributes_name(struct run *r)
+{
+	const char *env = getenv("GIT_DIR");
+	const char *common = git_repository_commondir(r->repo);
+	const char *workdir = git_repository_workdir(r->repo);
+	char cwd[PATH_MAX], real[PATH_MAX];
+	size_t len;
+
+	if (env && *env)
+		return ga_xstrfmt("%s/info/attributes", env);
+	if (git_repository_is_worktree(r->repo) ||
+	    !getcwd(cwd, sizeof(cwd)) || !realpath(common, real))
+		return NULL;
+	if (!workdir)
+		return !strcmp(cwd, real) ? ga_xstrdup("info/attributes")
+					  : NULL;
+	len = strlen(real);
+	if (len > 5 && !strcmp(real + len - 5, "/.git") &&
+	    !strncmp(cwd, real, len - 5) &&
+	    (!cwd[len - 5] || cwd[len - 5] == '/'))
+		return ga_xstrdup(".git/info/attributes");
+	return NULL;
+}
+
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
 	const char *attrfile = NULL;
@@ -462,6 +492,8 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	r->attr_info = ga_xstrfmt("%sinfo/attributes",
 				  git_repository_commondir(r->repo));
 	wo->attr_info_file = r->attr_info;
+	r->attr_info_shown = info_attributes_name(r);
+	wo->attr_info_file_shown = r->attr_info_shown;
 
 	if ((error = env_bool(&wo->pathspec_env.literal,
 			      "GIT_LITERAL_PATHSPECS")) < 0 ||
@@ -781,6 +813,7 @@ static void run_release(struct run *r)
 	free(r->output_path);
 	free(r->attr_global);
 	free(r->attr_info);
+	free(r->attr_info_shown);
 	free(r->toplevel);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);
 }

@@ -184,6 +184,7 @@ static int new_stack(struct walk *w, enum attr_check_kind kind,
 	ao.system_file = o->attr_system_file;
 	ao.global_file = o->attr_global_file;
 	ao.info_file = o->attr_info_file;
+	ao.info_file_shown = o->attr_info_file_shown;
 	ao.read_dir = read_dir;
 	ao.worktree = worktree;
 	ao.payload = w;
