@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +91,7 @@ struct walk {
 	struct pathspec *ps;
 	struct attr_stack *attrs[CHECK_NR];
 	struct convert *conv;
+	int autocrlf_true;		/* core.autocrlf=true: text=auto */
 	struct subst *subst;
 	uint64_t big_file_threshold;
 	size_t prefix_len;
@@ -460,6 +462,31 @@ static int read_threshold(struct walk *w)
 	return 0;
 }
 
+/*
+ * core.autocrlf=true makes text=auto the default of every path, so a
+ * blob without attributes may be converted.  Other values, and values
+ * convert.c will refuse, are left to convert.c.
+ */
+static void read_autocrlf(struct walk *w)
+{
+	const char *v = NULL;
+	int b;
+
+	w->autocrlf_true = 0;
+	if (config_get_string(&v, w->opts->config, "core.autocrlf") < 0) {
+		ga_error_clear();
+		return;
+	}
+	if (v && !strcasecmp(v, "input"))
+		return;
+	if (config_get_bool(&b, w->opts->config, "core.autocrlf") < 0) {
+		ga_error_clear();
+		w->autocrlf_true = 1;	/* let convert.c say what is wrong */
+		return;
+	}
+	w->autocrlf_true = b;
+}
+
 static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 {
 	struct frame *f;
@@ -501,6 +528,7 @@ int walk_new(struct walk **out, git_repository *repo,
 	}
 	if ((error = read_threshold(w)) < 0)
 		goto fail;
+	read_autocrlf(w);
 	if ((error = setup_attrs(w)) < 0)
 		goto fail;
 	if (opts->nr_pathspecs &&
@@ -633,6 +661,24 @@ static void give_content(struct walk *w)
 	w->entry.data_heap = 1;
 }
 
+/*
+ * Whether git's convert_to_working_tree() leaves the blob as it is:
+ * with none of the attributes it reads and core.autocrlf not "true",
+ * its crlf action is "binary" and there is no ident, filter driver or
+ * working-tree-encoding.  Then the blob is handed out as read, with no
+ * copy, so memory holds each blob once, as in git.
+ */
+static int conversion_is_identity(const struct walk *w,
+				  const struct attr_value *attrs)
+{
+	size_t i;
+
+	for (i = 0; i < CONVERT_ATTR_NR; i++)
+		if (attrs[i].state != ATTR_UNSPECIFIED)
+			return 0;
+	return !w->autocrlf_true;
+}
+
 static int convert_content(struct walk *w, const char *rel, int subst)
 {
 	const unsigned char *data = git_odb_object_data(w->obj);
@@ -652,6 +698,11 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 		if ((error = convert_new(&w->conv, w->opts->config, workdir,
 					 &w->meta)) < 0)
 			return error;
+	}
+	if (!subst && conversion_is_identity(w, attrs)) {
+		w->entry.data = (unsigned char *)data;
+		w->entry.size = len;
+		return 0;
 	}
 	if ((error = convert_to_worktree(&w->content, w->conv, rel,
 					 w->oid_hex, data, len, attrs)) < 0)
