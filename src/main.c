@@ -36,6 +36,10 @@
 #define GARCHIVE_VERSION "0.1.0"
 #endif
 
+/* libgit2's pack windows: see tune_libgit2(). */
+#define MAIN_MWINDOW_SIZE		((size_t)1 << 20)
+#define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)8 << 20)
+
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
 
@@ -73,6 +77,28 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 	else
 		fprintf(stderr, "%s: %s\n",
 			kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+}
+
+/*
+ * libgit2's settings for reading a whole tree once, set before any
+ * repository is opened.
+ */
+static void tune_libgit2(void)
+{
+	/* git does not re-hash objects it reads for an archive either. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * Map packs in small windows with a low limit on what stays
+	 * mapped.  The defaults (1 GiB windows, 8 GiB mapped) keep every
+	 * page of the pack we touched in our resident set, as git's do;
+	 * the pages stay in the page cache anyway, so remapping them costs
+	 * little, and peak memory no longer grows with the size of the
+	 * pack.  Objects are read close to pack order, so windows are
+	 * rarely remapped.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, MAIN_MWINDOW_SIZE);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT,
+			 MAIN_MWINDOW_MAPPED_LIMIT);
 }
 
 static void out_of_memory(size_t size)
@@ -332,6 +358,35 @@ static int env_bool(int *out, const char *name)
 	return config_parse_bool(out, name, v);
 }
 
+/*
+ * Without --threads (or with --threads=0), garchive.threads gives the
+ * number of workers; 0 means one per CPU.
+ */
+static int resolve_threads(struct run *r)
+{
+	const char *s = NULL;
+	int64_t v;
+	int error;
+
+	if (r->opts.threads)
+		return 0;
+	error = config_get_int64(&v, r->config, "garchive.threads");
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	if (v < 0 || v > INT_MAX) {
+		config_get_string(&s, r->config, "garchive.threads");
+		return ga_error_set("bad numeric config value '%s' for "
+				    "'garchive.threads': out of range",
+				    s ? s : "");
+	}
+	r->opts.threads = (int)v;
+	return 0;
+}
+
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
 	const char *attrfile = NULL;
@@ -434,7 +489,8 @@ static int write_archive(struct run *r)
 	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
 		return error;
 
-	if ((error = fill_walk_options(r, &wo)) < 0)
+	if ((error = resolve_threads(r)) < 0 ||
+	    (error = fill_walk_options(r, &wo)) < 0)
 		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
@@ -633,8 +689,7 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	git_libgit2_init();
-	/* git does not re-hash objects it reads for an archive either. */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	tune_libgit2();
 
 	error = cli_parse_global(&r.global, argc, argv);
 	if (!error) {
