@@ -39,6 +39,9 @@
 /* libgit2's pack windows: see tune_libgit2(). */
 #define MAIN_MWINDOW_SIZE		((size_t)1 << 20)
 #define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)8 << 20)
+/* libgit2's object cache: see tune_libgit2(). */
+#define MAIN_CACHE_TREE_LIMIT		((size_t)4 << 20)
+#define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
 
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
@@ -99,6 +102,15 @@ static void tune_libgit2(void)
 	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, MAIN_MWINDOW_SIZE);
 	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT,
 			 MAIN_MWINDOW_MAPPED_LIMIT);
+	/*
+	 * Trees are read several times (the checks before the walk, the
+	 * walk, the prefetch scout, every .gitattributes lookup from the
+	 * root), but libgit2 caches only trees under 4 KiB: keep them all,
+	 * up to a bound.  Blobs stay uncached: each is read once.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
+			 MAIN_CACHE_TREE_LIMIT);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, MAIN_CACHE_MAX_SIZE);
 }
 
 static void out_of_memory(size_t size)

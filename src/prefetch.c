@@ -27,8 +27,13 @@
 
 #include <git2.h>
 
-/* Jobs queued ahead of the walk, whatever their size. */
+/*
+ * Jobs queued ahead of the walk, whatever their size.  The scout tops
+ * the queue up in batches, when it is down to half, so that workers
+ * are woken once per batch rather than once per blob.
+ */
 #define PREFETCH_MAX_AHEAD	4096
+#define PREFETCH_REFILL_AT	(PREFETCH_MAX_AHEAD / 2)
 #define PREFETCH_MAX_THREADS	64
 
 enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
@@ -79,6 +84,13 @@ struct prefetch {
 	size_t nr_queued;
 	size_t reserved;
 	int stop;
+	/*
+	 * Who sleeps on the condition variable, so that a change wakes
+	 * the threads only when someone waits for it.
+	 */
+	int nr_idle;			/* workers with nothing to do */
+	int nr_over_budget;		/* workers waiting for budget */
+	int walk_waits;			/* the walk waits for the head */
 
 	struct worker *workers;
 	int nr_workers;
@@ -112,8 +124,11 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
 static void reserve(struct prefetch *pf, struct job *job, size_t size)
 {
 	while (!pf->stop && !job->dropped && job != pf->head &&
-	       pf->reserved + size > pf->opts->budget)
+	       pf->reserved + size > pf->opts->budget) {
+		pf->nr_over_budget++;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
+		pf->nr_over_budget--;
+	}
 	pf->reserved += size;
 	job->reserved = size;
 }
@@ -166,8 +181,11 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&pf->mutex);
 	for (;;) {
-		while (!pf->stop && !pf->todo)
+		while (!pf->stop && !pf->todo) {
+			pf->nr_idle++;
 			pthread_cond_wait(&pf->cond, &pf->mutex);
+			pf->nr_idle--;
+		}
 		if (pf->stop)
 			break;
 		job = pf->todo;
@@ -182,10 +200,13 @@ static void *worker_main(void *arg)
 			/* Off the queue already; its bytes go back. */
 			pf->reserved -= job->reserved;
 			job_free(job);
+			if (pf->nr_over_budget)
+				pthread_cond_broadcast(&pf->cond);
 		} else {
 			job->state = JOB_DONE;
+			if (pf->walk_waits && job == pf->head)
+				pthread_cond_broadcast(&pf->cond);
 		}
-		pthread_cond_broadcast(&pf->cond);
 	}
 	pthread_mutex_unlock(&pf->mutex);
 	return NULL;
@@ -276,10 +297,22 @@ broken:
 	return GA_ITEROVER;
 }
 
-/* Queue jobs until PREFETCH_MAX_AHEAD are waiting or the tree ends. */
+/*
+ * Top the queue up to PREFETCH_MAX_AHEAD jobs once it is down to
+ * PREFETCH_REFILL_AT (or empty), unless the tree has ended.  Only the
+ * walk's thread changes nr_queued upwards, so it is read unlocked.
+ */
 static void scout(struct prefetch *pf)
 {
-	while (!pf->scout_done && pf->nr_queued < PREFETCH_MAX_AHEAD) {
+	struct job *first = NULL, *last = NULL;
+	size_t nr = 0, queued;
+
+	pthread_mutex_lock(&pf->mutex);
+	queued = pf->nr_queued;
+	pthread_mutex_unlock(&pf->mutex);
+	if (pf->scout_done || (queued > PREFETCH_REFILL_AT && pf->head))
+		return;
+	while (queued + nr < PREFETCH_MAX_AHEAD) {
 		struct job *job;
 		git_oid id;
 		uint32_t mode;
@@ -289,18 +322,27 @@ static void scout(struct prefetch *pf)
 		job = ga_xcalloc(1, sizeof(*job));
 		git_oid_cpy(&job->id, &id);
 		job->mode = mode;
-		pthread_mutex_lock(&pf->mutex);
-		if (pf->tail)
-			pf->tail->next = job;
+		if (last)
+			last->next = job;
 		else
-			pf->head = job;
-		pf->tail = job;
-		if (!pf->todo)
-			pf->todo = job;
-		pf->nr_queued++;
-		pthread_cond_signal(&pf->cond);
-		pthread_mutex_unlock(&pf->mutex);
+			first = job;
+		last = job;
+		nr++;
 	}
+	if (!nr)
+		return;
+	pthread_mutex_lock(&pf->mutex);
+	if (pf->tail)
+		pf->tail->next = first;
+	else
+		pf->head = first;
+	pf->tail = last;
+	if (!pf->todo)
+		pf->todo = first;
+	pf->nr_queued += nr;
+	if (pf->nr_idle)
+		pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->mutex);
 }
 
 /* ---- the walk's side ---- */
@@ -318,7 +360,8 @@ static struct job *unqueue_head(struct prefetch *pf)
 	job->next = NULL;
 	pf->nr_queued--;
 	/* A new head may now go past the budget. */
-	pthread_cond_broadcast(&pf->cond);
+	if (pf->nr_over_budget)
+		pthread_cond_broadcast(&pf->cond);
 	return job;
 }
 
@@ -332,6 +375,8 @@ static void drop_head(struct prefetch *pf)
 		return;
 	}
 	pf->reserved -= job->reserved;
+	if (job->reserved && pf->nr_over_budget)
+		pthread_cond_broadcast(&pf->cond);
 	job_free(job);
 }
 
@@ -354,10 +399,13 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 			return 0;
 	}
 	job = pf->head;
-	while (job->state != JOB_DONE)
+	while (job->state != JOB_DONE) {
+		pf->walk_waits = 1;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
-	unqueue_head(pf);
+		pf->walk_waits = 0;
+	}
 	pf->reserved -= job->reserved;
+	unqueue_head(pf);
 	pthread_mutex_unlock(&pf->mutex);
 
 	if (job->error) {
