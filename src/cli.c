@@ -552,6 +552,8 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		{ "--help", CLI_HELP },
 		{ "help", CLI_HELP },
 		{ "upload-archive", CLI_UPLOAD_ARCHIVE },
+		/* upload-archive runs this to write what it relays. */
+		{ "upload-archive--writer", CLI_UPLOAD_ARCHIVE_WRITER },
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";

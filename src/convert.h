@@ -64,6 +64,16 @@ int convert_to_worktree(struct ga_buf *out, struct convert *conv,
 			const struct attr_value *attrs);
 
 /*
+ * The same, without copying when nothing applies: *changed says whether
+ * *out holds new content (1) or was left empty because the input is
+ * already the work-tree form (0).
+ */
+int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
+		  const char *path, const char *oid_hex,
+		  const unsigned char *data, size_t len,
+		  const struct attr_value *attrs);
+
+/*
  * Stop a running process filter (and check how it ended) and free.
  * convert_finish() may fail; convert_free() never does.
  */

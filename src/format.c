@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The magic command that means "git's in-process gzip". */
 #define INTERNAL_GZIP_COMMAND "git archive gzip"
@@ -66,42 +65,37 @@ static struct pending_filter *add_filter(struct load_state *st,
 	return f;
 }
 
-static int read_umask(struct load_state *st, const char *name,
-		      const char *value)
+static int read_umask(struct load_state *st, const struct config_entry *e)
 {
-	int64_t n;
-	int error;
+	int n, error;
 
-	if (value && !strcmp(value, "user")) {
+	if (e->value && !strcmp(e->value, "user")) {
 		st->tar_umask = st->process_umask;
 		return 0;
 	}
-	if ((error = config_parse_int64(&n, name, value)) < 0)
+	/* git reads it with git_config_int(): an int, any base. */
+	if ((error = config_parse_int(&n, e->name, e->value)) < 0)
 		return error;
-	/* git reads it with git_config_int(): an int. */
-	if (n < INT32_MIN || n > INT32_MAX)
-		return ga_error_set("bad numeric config value '%s' for '%s': "
-				    "out of range", value, name);
 	st->tar_umask = (unsigned int)n;
 	return 0;
 }
 
 /*
- * One configuration entry.  Keys arrive with section and variable
- * names in lower case and the subsection as written.
+ * One configuration entry, in the order git sees them.  Keys arrive
+ * with section and variable names in lower case and the subsection as
+ * written.
  */
-static int load_entry(const char *name, const char *value,
-		      const char *origin, void *payload)
+static int load_entry(const struct config_entry *e, void *payload)
 {
 	struct load_state *st = payload;
+	const char *name = e->name;
 	const char *sub, *dot;
 	struct pending_filter *f;
 
-	(void)origin;
-	if (strncasecmp(name, "tar.", 4))
+	if (strncmp(name, "tar.", 4))
 		return 0;
-	if (!strcasecmp(name, "tar.umask"))
-		return read_umask(st, name, value);
+	if (!strcmp(name, "tar.umask"))
+		return read_umask(st, e);
 	sub = name + 4;
 	dot = strrchr(sub, '.');
 	if (!dot)
@@ -109,16 +103,16 @@ static int load_entry(const char *name, const char *value,
 	f = find_filter(st, sub, dot - sub);
 	if (!f)
 		f = add_filter(st, sub, dot - sub);
-	if (!strcasecmp(dot + 1, "command")) {
-		if (!value)
-			return ga_error_set("missing value for '%s'", name);
+	if (!strcmp(dot + 1, "command")) {
+		if (!e->value)
+			return config_error_nonbool(e);
 		free(f->command);
-		f->command = ga_xstrdup(value);
+		f->command = ga_xstrdup(e->value);
 		f->builtin_gzip = 0;
 		return 0;
 	}
-	if (!strcasecmp(dot + 1, "remote"))
-		return config_parse_bool(&f->remote, name, value);
+	if (!strcmp(dot + 1, "remote"))
+		return config_parse_bool(&f->remote, name, e->value);
 	return 0;
 }
 
@@ -163,7 +157,7 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 	f = add_filter(&st, "tar.gz", 6);
 	f->builtin_gzip = f->remote = 1;
 
-	if (cfg && (error = config_foreach(cfg, load_entry, &st)) != 0)
+	if (cfg && (error = config_foreach_entry(cfg, load_entry, &st)) != 0)
 		goto done;
 
 	push_format(out, "tar", FORMAT_TAR, FILTER_NONE, NULL, 1);

@@ -10,6 +10,11 @@
  *
  * It also makes -o atomic: the archive goes to a temporary file in the
  * target's directory, renamed over the target only on success.
+ *
+ * The same process serves the other end of --remote: `upload-archive`
+ * (also when installed as git-upload-archive) relays its writer,
+ * `upload-archive--writer`, which runs the archive path above with the
+ * client's arguments; and `get-tar-commit-id` reads an archive back.
  */
 #include "garchive/archive.h"
 #include "garchive/cli.h"
@@ -17,6 +22,7 @@
 #include "garchive/config.h"
 #include "garchive/filter.h"
 #include "garchive/format.h"
+#include "garchive/remote.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
 
@@ -31,6 +37,7 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <zlib.h>
 
 #ifndef GARCHIVE_VERSION
 #define GARCHIVE_VERSION "0.1.0"
@@ -70,16 +77,51 @@ struct run {
 	char *attr_global;
 	char *attr_info;
 	char *toplevel;
+
+	/* Serving a --remote client (upload-archive--writer). */
+	int serving;
+	int allow_unreachable;	/* uploadArchive.allowUnreachable */
+	char **sent_args;	/* the client's arguments */
+	size_t nr_sent_args;
+
+	const char *self;	/* argv[0], to start ourselves again */
+	const char *usage;	/* usage text of a subcommand, or NULL */
+	int exit_status;	/* non-zero status of a successful run */
 };
+
+/*
+ * Write "<prefix><msg>\n" as git's vreportf() does: in one write, cut
+ * at 4095 bytes, with control characters other than tab and newline
+ * shown as '?' (so a remote cannot drive our terminal).
+ */
+static void diagnose(const char *prefix, const char *msg)
+{
+	char line[4096];
+	size_t len = (size_t)snprintf(line, sizeof(line), "%s%s", prefix,
+				      msg);
+	size_t i;
+	ssize_t unused;
+
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	for (i = strlen(prefix); i < len; i++)
+		if (((unsigned char)line[i] < 0x20 || line[i] == 0x7f) &&
+		    line[i] != '\t' && line[i] != '\n')
+			line[i] = '?';
+	line[len++] = '\n';
+	fflush(stderr);
+	unused = write(2, line, len);
+	(void)unused;
+}
 
 static void report(enum ga_report_kind kind, const char *msg, void *payload)
 {
 	(void)payload;
 	if (kind == GA_REPORT_PLAIN)
-		fprintf(stderr, "%s\n", msg);
+		diagnose("", msg);
 	else
-		fprintf(stderr, "%s: %s\n",
-			kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+		diagnose(kind == GA_REPORT_WARNING ? "warning: " : "error: ",
+			 msg);
 }
 
 /*
@@ -182,6 +224,37 @@ static int has_core_worktree(git_repository *repo)
 }
 
 /*
+ * libgit2 parses the repository's config to open it, so a malformed
+ * file fails there, with libgit2's words ("... (in /path/config:6)").
+ * Say it as git does: "bad config line 6 in file .git/config", naming
+ * the file relative to the top of the work tree when we run inside it.
+ */
+static int open_failed(void)
+{
+	const git_error *e = git_error_last();
+	const char *in, *colon;
+	char cwd[PATH_MAX], *path, *shown;
+	int line;
+	size_t len;
+
+	if (!e || e->klass != GIT_ERROR_CONFIG || !e->message ||
+	    !(in = strstr(e->message, "(in ")) ||
+	    !(colon = strrchr(in, ':')) || sscanf(colon + 1, "%d", &line) != 1)
+		return ga_error_from_git(NULL);
+	path = ga_xstrndup(in + 4, (size_t)(colon - in - 4));
+	len = strlen(path);
+	shown = path;
+	if (getcwd(cwd, sizeof(cwd)) && len > 12 &&
+	    !strcmp(path + len - 12, "/.git/config") &&
+	    !strncmp(cwd, path, len - 12) &&
+	    (cwd[len - 12] == '\0' || cwd[len - 12] == '/'))
+		shown = path + len - 11;
+	ga_error_set("bad config line %d in file %s", line, shown);
+	free(path);
+	return GA_ERROR;
+}
+
+/*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
  * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
@@ -197,6 +270,9 @@ static int open_repository(struct run *r)
 		error = git_repository_open_ext(&r->repo, gitdir,
 						GIT_REPOSITORY_OPEN_NO_SEARCH,
 						NULL);
+		if (error < 0 && git_error_last() &&
+		    git_error_last()->klass == GIT_ERROR_CONFIG)
+			return open_failed();
 		if (error < 0)
 			return ga_error_set("not a git repository: '%s'",
 					    gitdir);
@@ -217,7 +293,7 @@ static int open_repository(struct run *r)
 			r->repo = NULL;
 			git_error_clear();
 		} else if (error < 0) {
-			return ga_error_from_git(NULL);
+			return open_failed();
 		} else if (worktree && *worktree &&
 			   (error = set_workdir(r->repo, worktree)) < 0) {
 			return error;
@@ -311,12 +387,14 @@ static void output_abort(struct output *o)
 
 /* ---- the archive ---- */
 
-static void print_formats(const struct format_list *formats)
+/* A remote client is shown only the formats it may ask for. */
+static void print_formats(const struct format_list *formats, int serving)
 {
 	size_t i;
 
 	for (i = 0; i < formats->nr; i++)
-		printf("%s\n", formats->items[i].name);
+		if (!serving || formats->items[i].remote)
+			printf("%s\n", formats->items[i].name);
 	fflush(stdout);
 }
 
@@ -498,6 +576,8 @@ static int write_archive(struct run *r)
 	to.name = r->opts.treeish;
 	to.cwd_prefix = r->cwd_prefix;
 	to.mtime = r->opts.mtime;
+	to.remote = r->serving;
+	to.allow_unreachable = r->allow_unreachable;
 	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
 		return error;
 
@@ -523,6 +603,76 @@ static int write_archive(struct run *r)
 	return r->sink->finish(r->sink);
 }
 
+/* The configuration and the format table, read once per run. */
+static int load_settings(struct run *r, mode_t umask_bits)
+{
+	int error;
+
+	if ((error = config_load(&r->config, r->repo,
+				 (const char *const *)r->global.config,
+				 r->global.nr_config)) < 0)
+		return error;
+	return format_list_load(&r->formats, r->config,
+				(unsigned int)umask_bits);
+}
+
+/*
+ * Pass 2, git's checks and the archive itself: the part a local run
+ * and the writer serving a remote client have in common.
+ */
+static int archive_from_options(struct run *r)
+{
+	int error;
+
+	/* git reads this before parsing anything: a bad value stops all. */
+	error = config_get_bool(&r->allow_unreachable, r->config,
+				"uploadarchive.allowunreachable");
+	if (error == GA_ENOTFOUND)
+		r->allow_unreachable = 0;
+	else if (error < 0)
+		return error;
+
+	if ((error = cli_parse_archive(&r->opts, &r->formats, r->cwd_prefix,
+				       r->serving)) < 0)
+		return error;
+	if (r->opts.completion)
+		return print_completion(r, r->out.fd);
+	if (r->opts.list) {
+		print_formats(&r->formats, r->serving);
+		return 0;
+	}
+	/* cli refuses these already; never serve a local-only format. */
+	if (r->serving && !r->opts.format->remote)
+		return ga_error_set("Unknown archive format '%s'",
+				    r->opts.format->name);
+	if (!r->repo)
+		return ga_error_set("not a git repository (or any of the "
+				    "parent directories): .git");
+	return write_archive(r);
+}
+
+/* --remote: the archive comes from upload-archive on the other side. */
+static int run_remote_client(struct run *r)
+{
+	struct remote_client_options o;
+	const struct format *hint = NULL;
+
+	memset(&o, 0, sizeof(o));
+	if (r->opts.output)
+		hint = format_infer(&r->formats, r->opts.output);
+	o.remote = r->opts.remote;
+	o.exec = r->opts.exec;
+	o.format = hint ? hint->name : NULL;
+	o.args = r->opts.pass1_args;
+	o.nr_args = r->opts.nr_pass1_args;
+	o.config = r->config;
+	o.git_dir = r->repo ? git_repository_path(r->repo) : NULL;
+	/* git runs its transports from the top of the work tree. */
+	if (r->repo && *r->cwd_prefix)
+		o.dir = git_repository_workdir(r->repo);
+	return remote_archive(&o, r->out.fd, 2);
+}
+
 static int run_archive(struct run *r)
 {
 	mode_t umask_bits = umask(0);
@@ -531,12 +681,7 @@ static int run_archive(struct run *r)
 	umask(umask_bits);
 	if ((error = open_repository(r)) < 0)
 		return error;
-	if ((error = config_load(&r->config, r->repo,
-				 (const char *const *)r->global.config,
-				 r->global.nr_config)) < 0)
-		return error;
-	if ((error = format_list_load(&r->formats, r->config,
-				      (unsigned int)umask_bits)) < 0)
+	if ((error = load_settings(r, umask_bits)) < 0)
 		return error;
 	if ((error = cli_parse_pass1(&r->opts, r->global.argc,
 				     r->global.argv)) < 0)
@@ -573,21 +718,102 @@ static int run_archive(struct run *r)
 			return error;
 	}
 	if (r->opts.remote)
-		return ga_error_set("--remote is not supported yet");
+		return run_remote_client(r);
+	return archive_from_options(r);
+}
 
-	if ((error = cli_parse_archive(&r->opts, &r->formats, r->cwd_prefix,
-				       0)) < 0)
-		return error;
-	if (r->opts.completion)
-		return print_completion(r, r->out.fd);
-	if (r->opts.list) {
-		print_formats(&r->formats);
-		return 0;
+/* ---- the server side of --remote ---- */
+
+static int subcommand_usage(struct run *r, const char *usage)
+{
+	r->usage = usage;
+	return ga_error_usage(GA_USAGE_STDERR, NULL);
+}
+
+/*
+ * upload-archive <dir>: relay a writer, started as
+ * "<us> [-c ...] upload-archive--writer <args>", to the client.
+ */
+static int run_upload_archive(struct run *r)
+{
+	struct remote_server_options o;
+	const char **argv;
+	char self[PATH_MAX];
+	ssize_t n;
+	size_t i, j = 0;
+	int error;
+
+	if (r->global.argc == 2 && !strcmp(r->global.argv[1], "-h"))
+		return subcommand_usage(r, remote_upload_archive_usage());
+	/* Our own executable, even when started as git-upload-archive. */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = '\0';
+	argv = ga_xcalloc(2 * r->global.nr_config + (size_t)r->global.argc + 2,
+			  sizeof(*argv));
+	argv[j++] = n > 0 ? self : r->self;
+	for (i = 0; i < r->global.nr_config; i++) {
+		argv[j++] = "-c";
+		argv[j++] = r->global.config[i];
 	}
-	if (!r->repo)
-		return ga_error_set("not a git repository (or any of the "
-				    "parent directories): .git");
-	return write_archive(r);
+	argv[j++] = "upload-archive--writer";
+	for (i = 1; i < (size_t)r->global.argc; i++)
+		argv[j++] = r->global.argv[i];
+	argv[j] = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.writer_argv = argv;
+	o.out_fd = 1;
+	error = remote_upload_archive(&o);
+	free(argv);
+	return error;
+}
+
+/*
+ * upload-archive--writer <dir>: the archive a local run in <dir> would
+ * write, with the client's arguments (read from stdin as pkt-lines and
+ * parsed by pass 2 only, so -o and --remote are refused as git does)
+ * and the restrictions of remote mode.
+ */
+static int run_upload_archive_writer(struct run *r)
+{
+	mode_t umask_bits = umask(0);
+	int error;
+
+	umask(umask_bits);
+	if (r->global.argc != 2 || !strcmp(r->global.argv[1], "-h"))
+		return subcommand_usage(r, remote_upload_archive_usage());
+	if ((error = remote_enter_repo(&r->repo, r->global.argv[1])) < 0)
+		return error;
+	r->cwd_prefix = ga_xstrdup("");
+	if ((error = load_settings(r, umask_bits)) < 0)
+		return error;
+	if ((error = remote_read_arguments(&r->sent_args, &r->nr_sent_args,
+					   0)) < 0)
+		return error;
+
+	/* What pass 1 would leave for pass 2, with nothing taken out. */
+	r->serving = 1;
+	r->opts.level = -1;
+	r->opts.pass1_args = ga_xcalloc(r->nr_sent_args + 1, sizeof(char *));
+	memcpy(r->opts.pass1_args, r->sent_args,
+	       r->nr_sent_args * sizeof(char *));
+	r->opts.nr_pass1_args = r->nr_sent_args;
+	return archive_from_options(r);
+}
+
+static int run_get_tar_commit_id(struct run *r)
+{
+	int error, found;
+
+	if (r->global.argc != 1)
+		return subcommand_usage(r, remote_get_tar_commit_id_usage());
+	if ((error = remote_get_tar_commit_id(&found, 0, 1)) < 0)
+		return error;
+	/* Not an archive of a commit: git exits 1 and says nothing. */
+	if (!found)
+		r->exit_status = 1;
+	return 0;
 }
 
 static void run_release(struct run *r)
@@ -608,6 +834,7 @@ static void run_release(struct run *r)
 	free(r->attr_global);
 	free(r->attr_info);
 	free(r->toplevel);
+	remote_free_arguments(r->sent_args, r->nr_sent_args);
 }
 
 /*
@@ -661,29 +888,75 @@ failed:
 	return ga_error_set("no man viewer handled the request");
 }
 
-/* Print the stored error as git would and return git's exit status. */
-static int report_failure(int code)
+/*
+ * "garchive --version", and with --build-options (as git's) what the
+ * bytes depend on: the zlib the in-process deflaters link against.
+ */
+static void print_version(const struct cli_global *g)
+{
+	int major, minor, rev, i;
+
+	printf("garchive version %s\n", GARCHIVE_VERSION);
+	for (i = 1; i < g->argc; i++) {
+		if (strcmp(g->argv[i], "--build-options"))
+			continue;
+		git_libgit2_version(&major, &minor, &rev);
+		printf("libgit2: %d.%d.%d\n", major, minor, rev);
+		printf("zlib: %s\n", zlibVersion());
+		break;
+	}
+}
+
+/*
+ * Print the stored error as git would and return git's exit status.
+ * `usage` replaces git archive's usage text for other subcommands.
+ */
+static int report_failure(int code, const char *usage)
 {
 	const char *msg = ga_error_message();
 
+	if (!usage)
+		usage = cli_usage();
 	switch (code) {
 	case GA_EUSAGE:
 		if (*msg)
-			fprintf(stderr, "error: %s\n", msg);
+			diagnose("error: ", msg);
 		if (ga_error_usage_dest() == GA_USAGE_STDOUT) {
-			fputs(cli_usage(), stdout);
+			fputs(usage, stdout);
 			fflush(stdout);
 		} else if (ga_error_usage_dest() == GA_USAGE_STDERR) {
-			fputs(cli_usage(), stderr);
+			fputs(usage, stderr);
 		}
 		return 129;
+	case GA_EREMOTE:
+		/* The remote side's words are on stderr already. */
+		if (*msg)
+			diagnose("", msg);
+		return 1;
+	case GA_ESILENT:
+		return 128;
 	case GA_EARCHIVE:
-		fprintf(stderr, "error: %s\n", msg);
+		diagnose("error: ", msg);
 		return 255;
 	default:
-		fprintf(stderr, "fatal: %s\n", *msg ? msg : "unknown error");
+		diagnose("fatal: ", *msg ? msg : "unknown error");
 		return 128;
 	}
+}
+
+/*
+ * Started as git-upload-archive, the server command.  Its writer may
+ * carry that name too (when /proc/self/exe is missing): it is told
+ * apart by its first argument.
+ */
+static int invoked_as_upload_archive(int argc, char **argv)
+{
+	const char *base = argv[0] ? strrchr(argv[0], '/') : NULL;
+
+	base = base ? base + 1 : argv[0];
+	if (!base || strcmp(base, "git-upload-archive"))
+		return 0;
+	return argc < 2 || strcmp(argv[1], "upload-archive--writer");
 }
 
 int main(int argc, char **argv)
@@ -703,26 +976,40 @@ int main(int argc, char **argv)
 	git_libgit2_init();
 	tune_libgit2();
 
-	error = cli_parse_global(&r.global, argc, argv);
+	r.self = argv[0];
+	if (invoked_as_upload_archive(argc, argv)) {
+		/* Installed as git-upload-archive, e.g. for ssh servers. */
+		r.global.command = CLI_UPLOAD_ARCHIVE;
+		r.global.argc = argc;
+		r.global.argv = argv;
+		error = 0;
+	} else {
+		error = cli_parse_global(&r.global, argc, argv);
+	}
 	if (!error) {
 		switch (r.global.command) {
 		case CLI_ARCHIVE:
 			error = run_archive(&r);
 			break;
 		case CLI_VERSION:
-			printf("garchive version %s\n", GARCHIVE_VERSION);
+			print_version(&r.global);
 			break;
 		case CLI_HELP:
 			error = show_manual(argc > 0 ? argv[0] : NULL);
 			break;
 		case CLI_UPLOAD_ARCHIVE:
-			error = ga_error_set("upload-archive is not supported yet");
+			error = run_upload_archive(&r);
+			break;
+		case CLI_UPLOAD_ARCHIVE_WRITER:
+			error = run_upload_archive_writer(&r);
 			break;
 		case CLI_GET_TAR_COMMIT_ID:
-			error = ga_error_set("get-tar-commit-id is not supported yet");
+			error = run_get_tar_commit_id(&r);
 			break;
 		}
 	}
+	if (!error)
+		status = r.exit_status;
 	if (!error)
 		error = output_commit(&r.out);
 	if (!error && fflush(stdout) != 0)
@@ -737,7 +1024,7 @@ int main(int argc, char **argv)
 			raise(SIGPIPE);
 			return 141;
 		}
-		status = report_failure(error);
+		status = report_failure(error, r.usage);
 	}
 	run_release(&r);
 	git_libgit2_shutdown();

@@ -28,11 +28,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,7 +99,6 @@ struct walk {
 	struct pathspec *ps;
 	struct attr_stack *attrs[CHECK_NR];
 	struct convert *conv;
-	int autocrlf_true;		/* core.autocrlf=true: text=auto */
 	struct subst *subst;
 	struct prefetch *pf;		/* NULL in serial mode */
 	struct prefetch_options pf_opts;
@@ -474,31 +471,6 @@ static int read_threshold(struct walk *w)
 	return 0;
 }
 
-/*
- * core.autocrlf=true makes text=auto the default of every path, so a
- * blob without attributes may be converted.  Other values, and values
- * convert.c will refuse, are left to convert.c.
- */
-static void read_autocrlf(struct walk *w)
-{
-	const char *v = NULL;
-	int b;
-
-	w->autocrlf_true = 0;
-	if (config_get_string(&v, w->opts->config, "core.autocrlf") < 0) {
-		ga_error_clear();
-		return;
-	}
-	if (v && !strcasecmp(v, "input"))
-		return;
-	if (config_get_bool(&b, w->opts->config, "core.autocrlf") < 0) {
-		ga_error_clear();
-		w->autocrlf_true = 1;	/* let convert.c say what is wrong */
-		return;
-	}
-	w->autocrlf_true = b;
-}
-
 /* Workers for reading blobs ahead: --threads, 0 = one per CPU. */
 static int worker_count(int wanted)
 {
@@ -569,7 +541,6 @@ int walk_new(struct walk **out, git_repository *repo,
 	}
 	if ((error = read_threshold(w)) < 0)
 		goto fail;
-	read_autocrlf(w);
 	if ((error = setup_attrs(w)) < 0)
 		goto fail;
 	if (opts->nr_pathspecs &&
@@ -695,31 +666,13 @@ static void give_content(struct walk *w)
 	w->entry.data_heap = 1;
 }
 
-/*
- * Whether git's convert_to_working_tree() leaves the blob as it is:
- * with none of the attributes it reads and core.autocrlf not "true",
- * its crlf action is "binary" and there is no ident, filter driver or
- * working-tree-encoding.  Then the blob is handed out as read, with no
- * copy, so memory holds each blob once, as in git.
- */
-static int conversion_is_identity(const struct walk *w,
-				  const struct attr_value *attrs)
-{
-	size_t i;
-
-	for (i = 0; i < CONVERT_ATTR_NR; i++)
-		if (attrs[i].state != ATTR_UNSPECIFIED)
-			return 0;
-	return !w->autocrlf_true;
-}
-
 static int convert_content(struct walk *w, const char *rel, int subst)
 {
 	const unsigned char *data = git_odb_object_data(w->obj);
 	size_t len = git_odb_object_size(w->obj);
 	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	struct ga_buf tmp = GA_BUF_INIT;
-	int error;
+	int changed, error;
 
 	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
 			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
@@ -733,30 +686,33 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 					 &w->meta)) < 0)
 			return error;
 	}
-	if (!subst && conversion_is_identity(w, attrs)) {
-		w->entry.data = (unsigned char *)data;
-		w->entry.size = len;
-		return 0;
-	}
-	if ((error = convert_to_worktree(&w->content, w->conv, rel,
-					 w->oid_hex, data, len, attrs)) < 0)
+	if ((error = convert_maybe(&w->content, &changed, w->conv, rel,
+				   w->oid_hex, data, len, attrs)) < 0)
 		return error;
+	if (changed) {
+		data = (const unsigned char *)w->content.ptr;
+		len = w->content.len;
+	}
 	if (subst) {
 		if (!w->subst &&
 		    (error = subst_new(&w->subst, w->repo, w->treeish->commit,
 				       w->opts->config)) < 0)
 			return error;
-		error = subst_expand(&tmp, w->subst,
-				     (const unsigned char *)w->content.ptr,
-				     w->content.len);
-		if (error < 0) {
+		if ((error = subst_expand(&tmp, w->subst, data, len)) < 0) {
 			ga_buf_release(&tmp);
 			return error;
 		}
 		ga_buf_release(&w->content);
 		w->content = tmp;
+		changed = 1;
 	}
-	give_content(w);
+	if (changed) {
+		give_content(w);
+	} else {
+		/* Nothing applied: hand out the object's own bytes. */
+		w->entry.data = (unsigned char *)data;
+		w->entry.size = len;
+	}
 	return 0;
 }
 

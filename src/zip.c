@@ -174,6 +174,7 @@ struct zip_job {
 	const char *path;
 	size_t path_len;
 	char *path_owned;
+	unsigned int flags;		/* ZIP_FLAG_UTF8 or 0 */
 	uint32_t mode;
 	uint64_t size;
 	enum entry_text text;
@@ -463,6 +464,21 @@ static void job_free(struct zip_job *job)
 	free(job);
 }
 
+static void warn_path(const char *path, size_t len)
+{
+	/* git prints the name with %s: it ends at a NUL, if any. */
+	ga_warning("path is not valid UTF-8: %.*s", (int)len, path);
+}
+
+static unsigned int path_flags(const char *path, size_t len)
+{
+	int state = path_utf8_state(path, len);
+
+	if (state < 0)
+		warn_path(path, len);
+	return state > 0 ? ZIP_FLAG_UTF8 : 0;
+}
+
 /*
  * A job for `entry`.  With `own` set the job must outlive add(): the path
  * is copied and the content taken over (data_heap) or copied.
@@ -473,6 +489,11 @@ static struct zip_job *job_new(struct archive_entry *entry, int own)
 
 	job->path = entry->path;
 	job->path_len = entry->path_len;
+	/*
+	 * Decided (and warned about) now, in add(): git prints the warning
+	 * right after the entry's -v line, not when the member is written.
+	 */
+	job->flags = path_flags(entry->path, entry->path_len);
 	job->mode = entry->mode;
 	job->text = entry->text;
 	job->is_binary = -1;
@@ -697,28 +718,13 @@ static void add_central_record(struct zip_writer *w, const struct member *m)
 	w->nr_entries++;
 }
 
-static void warn_path(const char *path, size_t len)
-{
-	/* git prints the name with %s: it ends at a NUL, if any. */
-	ga_warning("path is not valid UTF-8: %.*s", (int)len, path);
-}
-
-static unsigned int path_flags(const char *path, size_t len)
-{
-	int state = path_utf8_state(path, len);
-
-	if (state < 0)
-		warn_path(path, len);
-	return state > 0 ? ZIP_FLAG_UTF8 : 0;
-}
-
 /* Write a processed job: local header, body, central record. */
 static int emit_job(struct zip_writer *w, struct zip_job *job)
 {
 	struct member m = { 0 };
 	int error;
 
-	m.flags = path_flags(job->path, job->path_len);
+	m.flags = job->flags;
 	if (job->error)
 		return ga_error_restore(job->error, job->error_msg);
 	m.path = job->path;

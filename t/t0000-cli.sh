@@ -354,8 +354,14 @@ test_expect_success '-o .zip in sub/ is a zip, as in git' '
 '
 
 test_expect_success 'tgz takes high levels, as tar filters do in git' '
-	test_same_as_git -c tar.tgz.command="gzip -cn" -- \
-		--format=tgz -12 HEAD
+	git -c tar.tgz.command="gzip -cn" archive --format=tgz -12 HEAD \
+		>expect.out 2>expect.err;
+	expect_code=$? &&
+	test_expect_code $expect_code garchive --format=tgz -12 HEAD \
+		>actual.out 2>actual.err &&
+	diagnostics expect.err >expect.diag &&
+	diagnostics actual.err >actual.diag &&
+	test_cmp expect.diag actual.diag
 '
 
 # The server side of --remote: `garchive upload-archive` must answer

@@ -94,10 +94,8 @@ test_expect_success 'git -C and a subdirectory reach git garchive' '
 	test_cmp expect actual
 '
 
-# git passes `-c` to the commands it runs in GIT_CONFIG_PARAMETERS,
-# which config.c's placeholder (plain libgit2) does not read; the config
-# module implements it.  The lead flips this when it is merged.
-test_expect_failure 'git -c reaches git garchive' '
+# git passes `-c` to the commands it runs in GIT_CONFIG_PARAMETERS.
+test_expect_success 'git -c reaches git garchive' '
 	cd repo &&
 	git -c tar.umask=022 archive --format=tar HEAD >expect &&
 	with_installed git -c tar.umask=022 garchive --format=tar HEAD \

@@ -4,8 +4,10 @@
  * The stack, lowest priority first: system (unless GIT_CONFIG_NOSYSTEM;
  * GIT_CONFIG_SYSTEM names the file), XDG and global (GIT_CONFIG_GLOBAL
  * replaces both), the repository's config and config.worktree, then the
- * command-line overrides (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT/KEY_n/
- * VALUE_n, and garchive's own -c options, in that order).
+ * command-line overrides (GIT_CONFIG_COUNT/KEY_n/VALUE_n, then
+ * GIT_CONFIG_PARAMETERS, as git 2.39 reads them, then garchive's own -c
+ * options).  include.path and includeIf (gitdir, gitdir/i, onbranch,
+ * hasconfig:remote.*.url) are followed where they appear.
  *
  * A struct ga_config is built once by main and then only read: every
  * lookup is const and safe from any thread.
@@ -24,7 +26,11 @@ typedef struct git_config git_config;
  * Load the configuration for `repo` (NULL outside a repository: no
  * repository levels).  `overrides` are "name=value" or "name" strings
  * from -c options, applied after the environment's.  Returns 0 or
- * GA_ERROR (a malformed file or GIT_CONFIG_PARAMETERS).
+ * GA_ERROR with git's message: "bad config line 3 in file <path>",
+ * "unable to parse command-line config" (after an "error:" line such as
+ * "bogus format in GIT_CONFIG_PARAMETERS", reported through ga_report),
+ * "unknown error occurred while reading the configuration files"...
+ * Needs git_libgit2_init() when `repo` is NULL too.
  */
 int config_load(struct ga_config **out, git_repository *repo,
 		const char *const *overrides, size_t nr_overrides);
@@ -42,36 +48,93 @@ int config_get_string(const char **out, const struct ga_config *cfg,
  * Booleans and integers parsed as git parses them (true/yes/on/1, base
  * auto-detected integers with k/m/g units).  GA_ENOTFOUND when unset;
  * GA_ERROR with git's "bad boolean/numeric config value" message when
- * malformed.
+ * malformed.  The _int and _ulong forms have the ranges of git's
+ * git_config_int() (tar.umask) and git_config_ulong()
+ * (core.bigFileThreshold): "out of range" beyond them.
  */
 int config_get_bool(int *out, const struct ga_config *cfg, const char *name);
+int config_get_int(int *out, const struct ga_config *cfg, const char *name);
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
+		     const char *name);
+int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
 		     const char *name);
 
 /*
- * Parse one value of key `name` as git does (for callers that see every
- * occurrence through config_foreach).  Messages are git 2.39's: "bad
- * numeric config value '<v>' for '<name>': invalid unit|out of range",
- * "bad boolean config value '<v>' for '<name>'".  A NULL value is ""
- * for numbers and true for booleans.
+ * The same parsers for one value (NULL: a valueless key), for callers
+ * that walk every entry as git does: git parses each occurrence of
+ * tar.umask, so a bad value dies even when a later one is good.
+ * Messages: "bad numeric config value '<value>' for '<name>': invalid
+ * unit" (or "out of range"), "bad boolean config value '<value>' for
+ * '<name>'".  git 2.39 names no file in them for `git archive` (its
+ * values come from a cached config set), and neither do these.
  */
 int config_parse_bool(int *out, const char *name, const char *value);
+int config_parse_int(int *out, const char *name, const char *value);
 int config_parse_int64(int64_t *out, const char *name, const char *value);
+int config_parse_ulong(unsigned long *out, const char *name,
+		       const char *value);
 
-/* Where a value came from, for messages: " in file <path>" or "". */
+/*
+ * Where a value came from, for messages: " in file <path>" or "" (command
+ * line).  Note that git 2.39's `git archive` messages about bad values do
+ * not include it (see config_parse_int()).
+ */
 const char *config_origin(const struct ga_config *cfg, const char *name);
 
 /*
  * Call `fn` for every entry, in the order git would see them (lowest
- * priority level first, file order within a file).  `value` may be NULL.
- * A non-zero return from `fn` stops the walk and is returned.
+ * priority level first, file order within a file, included files where
+ * they are included).  `value` may be NULL; `origin` is as
+ * config_origin()'s.  A non-zero return from `fn` stops the walk and is
+ * returned.
  */
 typedef int (*config_foreach_fn)(const char *name, const char *value,
 				 const char *origin, void *payload);
 int config_foreach(const struct ga_config *cfg, config_foreach_fn fn,
 		   void *payload);
 
-/* The libgit2 view of the same stack, for libgit2 APIs that need one. */
+/* git's scopes, plus XDG apart from global. */
+enum config_scope {
+	CONFIG_SCOPE_SYSTEM,
+	CONFIG_SCOPE_XDG,
+	CONFIG_SCOPE_GLOBAL,
+	CONFIG_SCOPE_LOCAL,
+	CONFIG_SCOPE_WORKTREE,
+	CONFIG_SCOPE_COMMAND
+};
+
+/* One entry, with what git's messages about it need. */
+struct config_entry {
+	const char *name;	/* section and key lower case */
+	const char *value;	/* NULL for a valueless key */
+	const char *file;	/* as git names it; NULL: command line */
+	int line;		/* in `file`; -1 for the command line */
+	enum config_scope scope;	/* of the top-level file */
+};
+
+/* config_foreach() with the whole entry. */
+typedef int (*config_entry_fn)(const struct config_entry *e, void *payload);
+int config_foreach_entry(const struct ga_config *cfg, config_entry_fn fn,
+			 void *payload);
+
+/*
+ * git's answer to a config callback that failed on `e` (its
+ * git_die_config_linenr()): GA_ERROR with "bad config variable '<name>'
+ * in file '<file>' at line <n>" or "unable to parse '<name>' from
+ * command-line config".  config_error_nonbool() first reports git's
+ * "error: missing value for '<name>'" line (tar.<fmt>.command without a
+ * value).
+ */
+int config_error_entry(const struct config_entry *e);
+int config_error_nonbool(const struct config_entry *e);
+
+/*
+ * The libgit2 view of the same stack, for libgit2 APIs that need one
+ * (git_repository_set_config() makes libgit2's own lookups use it).  A
+ * read-only in-memory backend at GIT_CONFIG_LEVEL_APP holds every entry,
+ * each tagged with its level.  Owned by `cfg`; the entries stay valid as
+ * long as libgit2 holds a reference.
+ */
 git_config *config_libgit2(const struct ga_config *cfg);
 
 #endif

@@ -51,6 +51,19 @@ int filter_open_fd(struct sink **out, int fd);
 int filter_open_memory(struct sink **out, struct ga_buf *buf);
 
 /*
+ * The in-process gzip deflater ("git archive gzip"): gzip-wrapped deflate
+ * at `level` (-1: zlib's default) with git's header (mtime 0, OS 3),
+ * byte-identical to git 2.39's.  Its output goes to `next`, which the
+ * new sink owns (finishes and frees) from then on, also when this fails.
+ * With `threaded`, deflating runs on a private thread fed through a
+ * bounded queue; the bytes are the same either way.  Fails with git's
+ * "deflateInit2: stream consistency error (no message)" for a level
+ * above 9.
+ */
+int filter_open_zlib(struct sink **out, int level, struct sink *next,
+		     int threaded);
+
+/*
  * Open the sink for `spec` writing its final bytes to `fd`.  `level` is
  * -1 when no -N was given.  Only FILTER_GZIP falls back (to the zlib
  * deflater, with git's warning) when `gzip` cannot be started.

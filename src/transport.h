@@ -1,0 +1,80 @@
+/*
+ * transport.h: opening a byte stream to a remote upload-archive, as
+ * git's transport_get() + transport_connect() + git_connect() do.
+ *
+ * The --remote value is resolved like a fetch remote: remote.<name>.url
+ * (first URL) or the value itself, rewritten by url.<base>.insteadOf.
+ * Then, as in git:
+ *   - "<helper>::<address>", remote.<name>.vcs, or a URL scheme that git
+ *     does not speak itself (http, https, ftp...): `git remote-<helper>`
+ *     and its "connect" capability ("operation not supported by
+ *     protocol" without it, which is the case of http and https);
+ *   - a bundle file: "operation not supported by protocol";
+ *   - git://host[:port]/path: TCP, then the request packet
+ *     "<service> <path>\0host=<host>\0[\0version=N\0]";
+ *   - ssh://[user@]host[:port]/path and [user@]host:path: ssh (or
+ *     GIT_SSH_COMMAND, core.sshCommand, GIT_SSH) with the remote command
+ *     "<exec> '<path>'";
+ *   - anything else is a local path (file:// included): "<exec> '<path>'"
+ *     through the shell, without the caller's repository environment.
+ * Transports are vetted by GIT_ALLOW_PROTOCOL / protocol.*.allow.
+ */
+#ifndef GARCHIVE_TRANSPORT_H
+#define GARCHIVE_TRANSPORT_H
+
+#include "child.h"
+#include "garchive/common.h"
+
+struct ga_config;
+
+struct transport_options {
+	const char *remote;	/* --remote value */
+	const char *service;	/* "git-upload-archive" */
+	const char *exec;	/* the command to run (--exec), or service */
+	const struct ga_config *config;
+	const char *git_dir;	/* the caller's repository, or NULL */
+	const char *dir;	/* where commands run, NULL: the cwd */
+	int err_fd;		/* where git's non-fatal messages go */
+};
+
+struct transport {
+	int in;			/* read the remote's replies here */
+	int out;		/* write requests here */
+	struct child child;	/* ssh, the shell, or a remote helper */
+	char **argv;		/* the child's argv (owned) */
+	char **env;		/* the child's environment edits (owned) */
+	int helper;		/* a remote helper: its exit status counts */
+	/*
+	 * Bytes the caller must send before its own (the git:// request):
+	 * sent together, a server that hangs up at once is seen as an
+	 * answer rather than as a broken pipe.
+	 */
+	struct ga_buf pending;
+};
+
+#define TRANSPORT_INIT { -1, -1, CHILD_INIT, NULL, NULL, 0, GA_BUF_INIT }
+
+/*
+ * Connect.  Returns 0, or GA_ERROR (GA_ESILENT when a remote helper
+ * died before answering) with git's message.
+ */
+int transport_connect(struct transport *t, const struct transport_options *o);
+
+/*
+ * Close the stream and wait for the child.  Returns 0, or GA_EREMOTE
+ * when a remote helper exited non-zero (git's transport_disconnect()
+ * result); a child killed by a signal is reported on `err_fd` as git's
+ * finish_command() does.
+ */
+int transport_disconnect(struct transport *t, int err_fd);
+
+/*
+ * Release everything on an error path: the stream is closed, the child
+ * is not waited for (git dies without waiting either).
+ */
+void transport_release(struct transport *t);
+
+/* git's sq_quote_buf(): 'x' with ' and ! escaped, appended to `dst`. */
+void transport_sq_quote(struct ga_buf *dst, const char *src);
+
+#endif

@@ -1,0 +1,315 @@
+#!/bin/sh
+test_description='garchive upload-archive: serving git archive --remote'
+. "$(dirname "$0")/lib.sh"
+
+# Parts of the server side that belong to other stages: they are
+# checked once those stages can do them.
+test_lazy_prereq CLI_ADD_FILE '
+	git init -q r && git -C r commit -q --allow-empty -m x &&
+	(cd r && garchive --add-virtual-file=v:x HEAD) >out &&
+	tar tf out | grep "^v$"
+'
+test_lazy_prereq CLI_PASS2 '
+	git init -q r && git -C r commit -q --allow-empty -m x &&
+	cd r && garchive --out=x HEAD 2>err; test $? = 128 &&
+	grep "Unexpected option --output" err
+'
+test_lazy_prereq CLI_USAGE '
+	garchive 2>err; test $? = 129 && test $(wc -l <err) -gt 5
+'
+test_lazy_prereq FILTER_COMMAND '
+	git init -q r && git -C r commit -q --allow-empty -m x &&
+	git -C r config tar.x.command "cat" &&
+	(cd r && garchive --format=x HEAD) >out && test -s out
+'
+test_lazy_prereq ROOT 'test "$(id -u)" = 0'
+
+# request ARG...: the pkt-lines a client sends, then a flush.
+request () {
+	for a
+	do
+		printf "%04x" $((${#a} + 14)) &&
+		printf "argument %s\n" "$a" || return 1
+	done
+	printf 0000
+}
+
+# test_server_same_as_git ARGS...: `git archive ARGS` with the git server
+# and with garchive's (ARGS include the --remote), alike in status,
+# stdout and stderr.  Two processes share stderr, so it is compared
+# sorted.  The git client may die of SIGPIPE when a server fails before
+# it has read the request: then both run again.
+test_server_same_as_git () {
+	try=0
+	while :
+	do
+		git archive "$@" >expect.out 2>expect.err
+		expect_code=$?
+		git archive --exec="garchive upload-archive" "$@" \
+			>actual.out 2>actual.err
+		actual_code=$?
+		test $expect_code = $actual_code && break
+		: a server that fails at once may kill its client with SIGPIPE &&
+		test $expect_code = 141 || test $actual_code = 141 || break
+		try=$((try + 1))
+		test $try -lt 10 || break
+	done
+	if test $expect_code != $actual_code; then
+		echo >&2 "exit status: git $expect_code, garchive $actual_code"
+		cat actual.err >&2
+		return 1
+	fi
+	sort expect.err >expect.sorted &&
+	sort actual.err >actual.sorted &&
+	test_cmp expect.sorted actual.sorted &&
+	test_cmp expect.out actual.out
+}
+
+# Archives of a tree carry "now": retry once when the second turned
+# between the two runs.
+test_server_same_as_git_now () {
+	test_server_same_as_git "$@" || test_server_same_as_git "$@"
+}
+
+# test_raw_same_as_git FILE DIR...: feed FILE to both servers directly and
+# compare the whole pkt-line stream they answer (no archive data: its
+# packets depend on timing) and their stderr.
+test_raw_same_as_git () {
+	file=$1
+	shift
+	git upload-archive "$@" <"$file" >expect.out 2>expect.err
+	expect_code=$?
+	garchive upload-archive "$@" <"$file" >actual.out 2>actual.err
+	actual_code=$?
+	if test $expect_code != $actual_code; then
+		echo >&2 "exit status: git $expect_code, garchive $actual_code"
+		cat actual.err >&2
+		return 1
+	fi
+	test_cmp expect.err actual.err &&
+	test_cmp expect.out actual.out
+}
+
+test_expect_success 'setup' '
+	git init -q work &&
+	(
+		cd work &&
+		mkdir -p sub/deeper &&
+		echo top >top.txt &&
+		echo s >sub/s.txt &&
+		echo d >sub/deeper/d.txt &&
+		printf "#!/bin/sh\n" >sub/run.sh &&
+		chmod +x sub/run.sh &&
+		git add . &&
+		test_tick &&
+		git commit -q -m one &&
+		git tag v1 &&
+		git tag -a -m annotated v1a &&
+		echo more >>top.txt &&
+		test_tick &&
+		git commit -q -a -m two
+	) &&
+	git clone -q --bare work srv.git &&
+	git -C srv.git config tar.local.command cat &&
+	git -C srv.git config tar.shared.command cat &&
+	git -C srv.git config tar.shared.remote true
+'
+
+test_expect_success 'the archive is the one a local run makes' '
+	cd work &&
+	for args in HEAD v1 v1a "v1 sub" "--prefix=p/ HEAD" \
+		"HEAD sub/deeper" "--format=tar HEAD top.txt" \
+		refs/heads/main heads/main
+	do
+		git -C ../srv.git archive $args >local.out &&
+		git archive --remote=../srv.git \
+			--exec="garchive upload-archive" $args >actual.out &&
+		test_cmp local.out actual.out &&
+		test_server_same_as_git --remote=../srv.git $args || return 1
+	done &&
+	for args in HEAD:sub "v1:sub/deeper"
+	do
+		test_server_same_as_git_now --remote=../srv.git $args ||
+		return 1
+	done
+'
+
+test_expect_success '-v lists the entries on band 2' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git -v HEAD &&
+	grep "^remote: sub/run.sh        $" actual.err
+'
+
+test_expect_success '--list shows the formats a client may ask for' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git --list &&
+	grep shared actual.out &&
+	! grep local actual.out
+'
+
+test_expect_success 'a format without tar.<name>.remote is refused' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git --format=bogus HEAD &&
+	test_server_same_as_git --remote=../srv.git --format=local HEAD &&
+	grep "^remote: fatal: Unknown archive format .local.        $" \
+		actual.err
+'
+
+test_expect_success FILTER_COMMAND 'a format with tar.<name>.remote works' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git --format=shared HEAD
+'
+
+test_expect_success 'only refs may be named, unless allowUnreachable' '
+	cd work &&
+	commit=$(git rev-parse HEAD) &&
+	tree=$(git rev-parse HEAD^{tree}) &&
+	for name in $commit $tree $commit:sub HEAD~1 v1^{tree} nosuch \
+		HEAD:nosuch nosuch:sub main:sub
+	do
+		test_server_same_as_git_now --remote=../srv.git "$name" ||
+		return 1
+	done &&
+	test_server_same_as_git --remote=../srv.git $commit &&
+	grep "^remote: fatal: no such ref: $commit        $" actual.err &&
+	grep "^fatal: sent error to the client: git upload-archive: archiver died with error$" actual.err &&
+	grep "^remote: git upload-archive: archiver died with error$" actual.err &&
+	git -C ../srv.git config uploadArchive.allowUnreachable true &&
+	for name in $commit HEAD~1 $commit:sub
+	do
+		test_server_same_as_git_now --remote=../srv.git "$name" ||
+		return 1
+	done &&
+	git -C ../srv.git config uploadArchive.allowUnreachable bogus &&
+	test_server_same_as_git --remote=../srv.git HEAD &&
+	git -C ../srv.git config --unset uploadArchive.allowUnreachable
+'
+
+test_expect_success 'at most 64 arguments' '
+	cd work &&
+	set -- HEAD &&
+	for i in $(seq 63); do set -- "$@" sub; done &&
+	test_server_same_as_git --remote=../srv.git "$@" &&
+	test_must_be_empty actual.err &&
+	test_server_same_as_git --remote=../srv.git "$@" top.txt &&
+	grep "^remote: fatal: Too many options (>63)        $" actual.err
+'
+
+test_expect_success CLI_ADD_FILE '--add-file is refused after the file is looked at' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git --add-file=description HEAD &&
+	grep "cannot be used together" actual.err &&
+	test_server_same_as_git --remote=../srv.git --add-file=nonexistent HEAD &&
+	grep "File not found: nonexistent" actual.err &&
+	test_server_same_as_git --remote=../srv.git --add-virtual-file=a:b HEAD
+'
+
+test_expect_success CLI_PASS2 'options for the client only are refused' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git --out=x HEAD &&
+	test_server_same_as_git --remote=../srv.git --rem=x HEAD &&
+	test_server_same_as_git --remote=../srv.git --exe=x HEAD &&
+	test_server_same_as_git --remote=../srv.git HEAD -- --output=x &&
+	test_server_same_as_git --remote=../srv.git HEAD -- sub
+'
+
+test_expect_success CLI_USAGE 'no tree-ish: the usage text on band 2' '
+	cd work &&
+	test_server_same_as_git --remote=../srv.git
+'
+
+test_expect_success 'how the repository is found' '
+	cd work &&
+	git config core.bare false &&
+	mkdir ../linked &&
+	echo "gitdir: ../srv.git" >../linked/.git &&
+	for remote in ../srv.git ../srv ../srv.git/ "$TRASH_DIRECTORY/srv" \
+		../work ../work/.git "~/srv.git" "~/srv" ../linked ../nosuch \
+		../work/sub "~nosuchuser/x"
+	do
+		test_server_same_as_git --remote="$remote" HEAD || return 1
+	done
+'
+
+test_expect_success ROOT 'a repository owned by someone else' '
+	cp -R srv.git owned.git &&
+	chown -R nobody owned.git &&
+	mkdir nohome owned-link &&
+	echo "gitdir: ../owned.git" >owned-link/.git &&
+	for remote in ../owned.git ../owned.git/ ../owned-link
+	do
+		(
+			HOME="$TRASH_DIRECTORY/nohome" && export HOME &&
+			cd work &&
+			test_server_same_as_git --remote=$remote HEAD &&
+			grep "dubious ownership" actual.err
+		) || return 1
+	done
+'
+
+test_expect_success 'malformed requests' '
+	printf 0009garbage0000 >garbage.req &&
+	test_raw_same_as_git garbage.req srv.git &&
+	printf "0011argument nosuch0004" >empty-packet.req &&
+	test_raw_same_as_git empty-packet.req srv.git &&
+	printf "0011argument nosuch0005\n0000" >empty-line.req &&
+	test_raw_same_as_git empty-line.req srv.git &&
+	printf "0011argument nosuch" >eof.req &&
+	test_raw_same_as_git eof.req srv.git &&
+	printf "0011argument nosuch00zz" >bad-length.req &&
+	test_raw_same_as_git bad-length.req srv.git &&
+	printf "0003" >short-length.req &&
+	test_raw_same_as_git short-length.req srv.git &&
+	request --format=local HEAD >local.req &&
+	test_raw_same_as_git local.req srv.git &&
+	request $(for i in $(seq 65); do echo -v; done) HEAD >many.req &&
+	test_raw_same_as_git many.req srv.git &&
+	grep "Too many options" actual.out
+'
+
+test_expect_success 'command line misuse' '
+	request HEAD >head.req &&
+	test_raw_same_as_git head.req &&
+	test_raw_same_as_git head.req srv.git srv.git &&
+	test_raw_same_as_git head.req -h &&
+	test_raw_same_as_git head.req nosuch.git &&
+	test_expect_code 129 garchive upload-archive -h <head.req 2>err &&
+	test_cmp - err <<-\EOF
+	usage: git upload-archive <repository>
+	EOF
+'
+
+test_expect_success 'installed as git-upload-archive' '
+	mkdir server-bin &&
+	ln -s "$GARCHIVE_BUILD_DIR/garchive" server-bin/git-upload-archive &&
+	cd work &&
+	git -C ../srv.git archive HEAD >local.out &&
+	git archive --remote=../srv.git \
+		--exec="$TRASH_DIRECTORY/server-bin/git-upload-archive" \
+		HEAD >actual.out &&
+	test_cmp local.out actual.out &&
+	cat >../fakessh <<-\EOF &&
+	#!/bin/sh
+	# ssh stand-in: the "remote" login finds server-bin first on PATH.
+	echo "$*" >>"$HOME/ssh.log"
+	test "$1" = -G && exit 0
+	while test $# -gt 1; do shift; done
+	cd "$HOME" && PATH="$HOME/server-bin:$PATH" exec sh -c "$1"
+	EOF
+	chmod +x ../fakessh &&
+	(
+		GIT_SSH_COMMAND="$TRASH_DIRECTORY/fakessh" &&
+		export GIT_SSH_COMMAND &&
+		git archive --remote=host:srv.git --prefix=x/ HEAD sub \
+			>actual.out &&
+		test_expect_code 1 git archive --remote=host:srv.git nosuch \
+			2>err
+	) &&
+	git -C ../srv.git archive --prefix=x/ HEAD sub >local.out &&
+	test_cmp local.out actual.out &&
+	grep "git-upload-archive .srv.git." ../ssh.log &&
+	grep "^remote: fatal: no such ref: nosuch        $" err &&
+	grep "^fatal: sent error to the client" err
+'
+
+test_done
