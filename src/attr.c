@@ -674,7 +674,7 @@ static void find_macro(struct attr_stack *st, const struct frame *f)
 
 static int bootstrap(struct attr_stack *st)
 {
-	static char builtin[] = "[attr]binary -diff -merge -text";
+	static const char builtin[] = "[attr]binary -diff -merge -text";
 	struct frame *root;
 	int ret;
 

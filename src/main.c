@@ -778,6 +778,7 @@ static int run_upload_archive(struct run *r)
 static int run_upload_archive_writer(struct run *r)
 {
 	mode_t umask_bits = umask(0);
+	size_t i;
 	int error;
 
 	umask(umask_bits);
@@ -792,12 +793,15 @@ static int run_upload_archive_writer(struct run *r)
 					   0)) < 0)
 		return error;
 
-	/* What pass 1 would leave for pass 2, with nothing taken out. */
+	/*
+	 * What pass 1 would leave for pass 2, with nothing taken out; the
+	 * options own their copies, as after cli_parse_pass1().
+	 */
 	r->serving = 1;
 	r->opts.level = -1;
 	r->opts.pass1_args = ga_xcalloc(r->nr_sent_args + 1, sizeof(char *));
-	memcpy(r->opts.pass1_args, r->sent_args,
-	       r->nr_sent_args * sizeof(char *));
+	for (i = 0; i < r->nr_sent_args; i++)
+		r->opts.pass1_args[i] = ga_xstrdup(r->sent_args[i]);
 	r->opts.nr_pass1_args = r->nr_sent_args;
 	return archive_from_options(r);
 }

@@ -133,14 +133,20 @@ test_when_finished () {
 	test_cleanup_cmds_="$1 && $test_cleanup_cmds_"
 }
 
+# A function of its own, so that a body's `return 1` ends the body and
+# not the code around it.
+test_eval_ () {
+	eval "$1"
+}
+
 test_run_body_ () {
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
-		eval "$1"
+		test_eval_ "$1"
 	else
-		eval "$1" >"$test_log" 2>&1
+		test_eval_ "$1" >"$test_log" 2>&1
 	fi
 	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then
