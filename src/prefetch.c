@@ -82,7 +82,8 @@ struct prefetch {
 	struct job *head, *tail;	/* queue order */
 	struct job *todo;		/* first job no worker took */
 	size_t nr_queued;
-	size_t reserved;
+	size_t reserved;		/* bytes read (or being read) ahead */
+	size_t held;			/* bytes of the blob the walk has */
 	int stop;
 	/*
 	 * Who sleeps on the condition variable, so that a change wakes
@@ -118,13 +119,23 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
 }
 
 /*
- * Wait until `size` more bytes fit the budget or `job` is the one the
- * walk needs next.  Called with the mutex held.
+ * Whether `job` must wait before reading `size` bytes: when they do not
+ * fit the budget beside what is read ahead and the blob the walk holds,
+ * unless it is the job the walk needs next and the walk has let go of
+ * its last blob (so two large blobs are never in memory at once, as in
+ * git).  Called with the mutex held.
  */
+static int over_budget(struct prefetch *pf, struct job *job, size_t size)
+{
+	if (pf->reserved + pf->held + size <= pf->opts->budget)
+		return 0;
+	return job != pf->head || pf->held;
+}
+
+/* Wait until over_budget() allows the read.  Called with the mutex held. */
 static void reserve(struct prefetch *pf, struct job *job, size_t size)
 {
-	while (!pf->stop && !job->dropped && job != pf->head &&
-	       pf->reserved + size > pf->opts->budget) {
+	while (!pf->stop && !job->dropped && over_budget(pf, job, size)) {
 		pf->nr_over_budget++;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
 		pf->nr_over_budget--;
@@ -387,6 +398,14 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	int error;
 
 	memset(out, 0, sizeof(*out));
+	/* The walk has freed the blob it took last. */
+	pthread_mutex_lock(&pf->mutex);
+	if (pf->held) {
+		pf->held = 0;
+		if (pf->nr_over_budget)
+			pthread_cond_broadcast(&pf->cond);
+	}
+	pthread_mutex_unlock(&pf->mutex);
 	for (;;) {
 		scout(pf);
 		pthread_mutex_lock(&pf->mutex);
@@ -405,6 +424,7 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 		pf->walk_waits = 0;
 	}
 	pf->reserved -= job->reserved;
+	pf->held = job->reserved;
 	unqueue_head(pf);
 	pthread_mutex_unlock(&pf->mutex);
 

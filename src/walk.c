@@ -44,7 +44,7 @@
  * stay busy on small files, and every byte counts against peak memory,
  * which must stay at git's (which reads one blob at a time).
  */
-#define WALK_PREFETCH_BUDGET	((size_t)4 << 20)
+#define WALK_PREFETCH_BUDGET	((size_t)2 << 20)
 #define WALK_MAX_THREADS	64
 
 /*
