@@ -29,6 +29,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +52,8 @@
 /* libgit2's object cache: see tune_libgit2(). */
 #define MAIN_CACHE_TREE_LIMIT		((size_t)4 << 20)
 #define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
+/* Blocks from this size on are mapped on their own: see tune_malloc(). */
+#define MAIN_MMAP_THRESHOLD		(256 * 1024)
 
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
@@ -153,6 +158,20 @@ static void tune_libgit2(void)
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
 			 MAIN_CACHE_TREE_LIMIT);
 	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, MAIN_CACHE_MAX_SIZE);
+}
+
+/*
+ * glibc raises its mmap threshold to the size of each large block freed
+ * (up to 32 MiB), after which blobs of that size come from the arenas
+ * of the threads that read them and stay there when freed.  A fixed
+ * threshold sends every large buffer back to the system on free(), so
+ * peak memory follows what is live.
+ */
+static void tune_malloc(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, MAIN_MMAP_THRESHOLD);
+#endif
 }
 
 static void out_of_memory(size_t size)
@@ -979,6 +998,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	git_libgit2_init();
 	tune_libgit2();
+	tune_malloc();
 
 	r.self = argv[0];
 	if (invoked_as_upload_archive(argc, argv)) {
