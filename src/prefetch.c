@@ -8,10 +8,12 @@
  * it all.
  *
  * Memory: a worker learns a blob's size from its header first and then
- * reserves it against the budget, waiting while the bytes read ahead
- * would exceed it, unless its job is at the head of the queue (which
- * the walk needs next, so it must go on).  At most the budget, or one
- * blob larger than it, is read ahead of the blob the walk holds; blobs
+ * reserves it against the budget, which also counts the blob the walk
+ * took last until the walk asks for the next one.  It waits while the
+ * bytes would not fit, unless its job is at the head of the queue (the
+ * walk needs it next) and the walk holds nothing.  So at most the
+ * budget is read ahead, or one blob larger than it once the walk has
+ * let go of the previous one, as git holds one blob at a time.  Blobs
  * above core.bigFileThreshold are not read at all (the walk streams
  * them).
  */
