@@ -76,7 +76,7 @@ make_wide_repo () {
 		repo_text 400000 8 >keep/big.txt &&
 		ln -s a/x/f1.txt link &&
 		echo "in an ignored directory only" >ignored/only.txt &&
-		echo "export-subst: never streamed" >keep/subst.txt &&
+		echo "\$Format:%H %s\$ is never streamed" >keep/subst.txt &&
 		cat >.gitattributes <<-\EOF &&
 		ignored export-ignore
 		*.skip export-ignore
