@@ -29,6 +29,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,15 @@
 #ifndef GARCHIVE_VERSION
 #define GARCHIVE_VERSION "0.1.0"
 #endif
+
+/* libgit2's pack windows: see tune_libgit2(). */
+#define MAIN_MWINDOW_SIZE		((size_t)1 << 20)
+#define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)8 << 20)
+/* libgit2's object cache: see tune_libgit2(). */
+#define MAIN_CACHE_TREE_LIMIT		((size_t)4 << 20)
+#define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
+/* Blocks from this size on are mapped on their own: see tune_malloc(). */
+#define MAIN_MMAP_THRESHOLD		(256 * 1024)
 
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
@@ -116,6 +128,51 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 	else
 		diagnose(kind == GA_REPORT_WARNING ? "warning: " : "error: ",
 			 msg);
+}
+
+/*
+ * libgit2's settings for reading a whole tree once, set before any
+ * repository is opened.
+ */
+static void tune_libgit2(void)
+{
+	/* git does not re-hash objects it reads for an archive either. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * Map packs in small windows with a low limit on what stays
+	 * mapped.  The defaults (1 GiB windows, 8 GiB mapped) keep every
+	 * page of the pack we touched in our resident set, as git's do;
+	 * the pages stay in the page cache anyway, so remapping them costs
+	 * little, and peak memory no longer grows with the size of the
+	 * pack.  Objects are read close to pack order, so windows are
+	 * rarely remapped.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, MAIN_MWINDOW_SIZE);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT,
+			 MAIN_MWINDOW_MAPPED_LIMIT);
+	/*
+	 * Trees are read several times (the checks before the walk, the
+	 * walk, the prefetch scout, every .gitattributes lookup from the
+	 * root), but libgit2 caches only trees under 4 KiB: keep them all,
+	 * up to a bound.  Blobs stay uncached: each is read once.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
+			 MAIN_CACHE_TREE_LIMIT);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, MAIN_CACHE_MAX_SIZE);
+}
+
+/*
+ * glibc raises its mmap threshold to the size of each large block freed
+ * (up to 32 MiB), after which blobs of that size come from the arenas
+ * of the threads that read them and stay there when freed.  A fixed
+ * threshold sends every large buffer back to the system on free(), so
+ * peak memory follows what is live.
+ */
+static void tune_malloc(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, MAIN_MMAP_THRESHOLD);
+#endif
 }
 
 static void out_of_memory(size_t size)
@@ -440,6 +497,35 @@ static char *info_attributes_name(struct run *r)
 	return NULL;
 }
 
+/*
+ * Without --threads (or with --threads=0), garchive.threads gives the
+ * number of workers; 0 means one per CPU.
+ */
+static int resolve_threads(struct run *r)
+{
+	const char *s = NULL;
+	int64_t v;
+	int error;
+
+	if (r->opts.threads)
+		return 0;
+	error = config_get_int64(&v, r->config, "garchive.threads");
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	if (v < 0 || v > INT_MAX) {
+		config_get_string(&s, r->config, "garchive.threads");
+		return ga_error_set("bad numeric config value '%s' for "
+				    "'garchive.threads': out of range",
+				    s ? s : "");
+	}
+	r->opts.threads = (int)v;
+	return 0;
+}
+
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
 	const char *attrfile = NULL;
@@ -558,7 +644,8 @@ static int write_archive(struct run *r)
 	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
 		return error;
 
-	if ((error = fill_walk_options(r, &wo)) < 0)
+	if ((error = resolve_threads(r)) < 0 ||
+	    (error = fill_walk_options(r, &wo)) < 0)
 		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
@@ -955,8 +1042,8 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	git_libgit2_init();
-	/* git does not re-hash objects it reads for an archive either. */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	tune_libgit2();
+	tune_malloc();
 
 	r.self = argv[0];
 	if (invoked_as_upload_archive(argc, argv)) {

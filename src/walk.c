@@ -22,6 +22,7 @@
 #include "convert.h"
 #include "pathcheck.h"
 #include "pathspec.h"
+#include "prefetch.h"
 #include "rawtree.h"
 #include "subst.h"
 
@@ -37,6 +38,14 @@
 
 /* git's default core.bigFileThreshold. */
 #define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
+
+/*
+ * Bytes of blobs read ahead of the walk.  The workers need little to
+ * stay busy on small files, and every byte counts against peak memory,
+ * which must stay at git's (which reads one blob at a time).
+ */
+#define WALK_PREFETCH_BUDGET	((size_t)2 << 20)
+#define WALK_MAX_THREADS	64
 
 /*
  * git parses the attribute files (and prints its warnings about them)
@@ -91,6 +100,8 @@ struct walk {
 	struct attr_stack *attrs[CHECK_NR];
 	struct convert *conv;
 	struct subst *subst;
+	struct prefetch *pf;		/* NULL in serial mode */
+	struct prefetch_options pf_opts;
 	uint64_t big_file_threshold;
 	size_t prefix_len;
 
@@ -475,6 +486,35 @@ static int read_threshold(struct walk *w)
 	return 0;
 }
 
+/* Workers for reading blobs ahead: --threads, 0 = one per CPU. */
+static int worker_count(int wanted)
+{
+	long n = wanted;
+
+	if (n <= 0) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (n < 1)
+			n = 1;
+	}
+	return n > WALK_MAX_THREADS ? WALK_MAX_THREADS : (int)n;
+}
+
+static int start_prefetch(struct walk *w)
+{
+	int threads = worker_count(w->opts->threads);
+
+	/* One thread: the walk reads each blob itself, as git does. */
+	if (threads <= 1)
+		return 0;
+	w->pf_opts.tree_id = &w->treeish->tree_id;
+	w->pf_opts.hashsz = w->hashsz;
+	w->pf_opts.ps = w->ps;
+	w->pf_opts.big_file_threshold = w->big_file_threshold;
+	w->pf_opts.threads = threads;
+	w->pf_opts.budget = WALK_PREFETCH_BUDGET;
+	return prefetch_new(&w->pf, w->repo, w->odb, &w->pf_opts);
+}
+
 static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 {
 	struct frame *f;
@@ -529,6 +569,8 @@ int walk_new(struct walk **out, git_repository *repo,
 	if ((error = push_frame(w, &w->treeish->tree_id, 0)) < 0)
 		goto fail;
 	w->frames[0].emitted = 1;	/* the root never gets an entry */
+	if ((error = start_prefetch(w)) < 0)
+		goto fail;
 
 	git_oid_tostr(w->treeish_hex, sizeof(w->treeish_hex),
 		      w->treeish->commit ? &w->treeish->commit_id
@@ -598,19 +640,10 @@ static int stream_read(struct entry_stream *s, unsigned char *buf,
 	}
 }
 
-/*
- * A missing blob is git's "cannot read" error, which ends the archive
- * with status 255; a corrupt one makes git die (128) from deep inside
- * its object reader, so it is fatal here too, with libgit2's reason.
- */
+/* See prefetch_blob_unreadable(): the same words in both modes. */
 static int blob_unreadable(int code, const char *oid_hex)
 {
-	const git_error *e = git_error_last();
-
-	if (code != GIT_ENOTFOUND)
-		return ga_error_set("unable to read %s: %s", oid_hex,
-				    e && e->message ? e->message : "corrupt");
-	return ga_error_code(GA_EARCHIVE, "cannot read '%s'", oid_hex);
+	return prefetch_blob_unreadable(code, oid_hex);
 }
 
 /*
@@ -707,8 +740,9 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	uint32_t mode = te->mode;
 	struct attr_value attrs[A_ARCHIVE_NR] = { { 0 } };
 	const git_oid *oid = &te->id;
+	struct prefetch_blob pb = { 0 };
 	int gitlink = mode == WALK_MODE_GITLINK;
-	int subst, error;
+	int subst, error = 0;
 	size_t size;
 	git_object_t type;
 
@@ -730,12 +764,25 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	if (gitlink)
 		return 0;
 
-	if (mode != WALK_MODE_SYMLINK && !subst &&
-	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
-	    type == GIT_OBJECT_BLOB && size > w->big_file_threshold)
+	if (w->pf && (error = prefetch_take(&pb, w->pf, oid)) < 0)
+		return error;
+	if (error == 1 && pb.big && !subst) {
+		/* A worker found it above the threshold: stream it. */
+		error = open_stream(w, oid, (size_t)pb.size);
+	} else if (error == 1 && pb.obj) {
+		w->obj = pb.obj;
+		error = 0;
+	} else if (mode != WALK_MODE_SYMLINK && !subst &&
+		   git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
+		   type == GIT_OBJECT_BLOB && size > w->big_file_threshold) {
 		error = open_stream(w, oid, size);
-	else if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
+	} else if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0) {
 		return blob_unreadable(error, w->oid_hex);
+	}
+	if (error < 0)
+		return error;
+	if (w->entry.stream)
+		error = 0;
 	else if (mode == WALK_MODE_SYMLINK) {
 		w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
 		w->entry.size = git_odb_object_size(w->obj);
@@ -972,6 +1019,7 @@ void walk_free(struct walk *w)
 	ga_buf_release(&w->rel);
 	ga_buf_release(&w->path);
 	ga_buf_release(&w->content);
+	prefetch_free(w->pf);
 	convert_free(w->conv);
 	subst_free(w->subst);
 	pathspec_free(w->ps);
