@@ -498,8 +498,8 @@ static char *info_attributes_name(struct run *r)
 }
 
 /*
- * Without --threads (or with --threads=0), garchive.threads gives the
- * number of workers; 0 means one per CPU.
+ * Without --threads, garchive.threads gives the number of workers; 0
+ * (either way, or neither given) means one per CPU.
  */
 static int resolve_threads(struct run *r)
 {
@@ -507,8 +507,9 @@ static int resolve_threads(struct run *r)
 	int64_t v;
 	int error;
 
-	if (r->opts.threads)
+	if (r->opts.threads >= 0)
 		return 0;
+	r->opts.threads = 0;
 	error = config_get_int64(&v, r->config, "garchive.threads");
 	if (error == GA_ENOTFOUND) {
 		ga_error_clear();
