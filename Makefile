@@ -8,6 +8,7 @@
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (clang)
 #   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
 #   make doc        re-render Documentation/garchive.1 (needs asciidoctor)
+#   make bench      time garchive against git archive (bench/run)
 #
 # Sources are found by wildcard: a new src/*.c, t/unit/*.c or t/t*.sh
 # needs no change here.
@@ -88,6 +89,11 @@ check-asan:
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 	$(MAKE) -C . clean-objs
+
+# Builds its input repositories under bench/work (or $BENCH_DIR) on the
+# first run, then prints a table; it asserts nothing.
+bench: garchive
+	bench/run
 
 clean-objs:
 	rm -f src/*.o libgarchive.a garchive $(UNIT_TESTS)

@@ -100,7 +100,7 @@ struct attr_name {
 
 struct attr_stack {
 	struct attr_stack_options opts;
-	char *system_file, *global_file, *info_file;
+	char *system_file, *global_file, *info_file, *info_file_shown;
 	int booted;
 
 	/* Sources besides the per-directory ones; NULL when absent. */
@@ -548,6 +548,12 @@ static void parse_buffer(struct attr_stack *st, struct frame *f, char *buf,
 
 int attr_read_file(struct ga_buf *out, const char *path, int nofollow)
 {
+	return attr_read_file_as(out, path, path, nofollow);
+}
+
+int attr_read_file_as(struct ga_buf *out, const char *path,
+		      const char *shown, int nofollow)
+{
 	struct stat sb;
 	int fd, flags = O_RDONLY | O_CLOEXEC;
 
@@ -556,19 +562,19 @@ int attr_read_file(struct ga_buf *out, const char *path, int nofollow)
 	fd = open(path, flags);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
-			ga_warning("unable to access '%s': %s", path,
+			ga_warning("unable to access '%s': %s", shown,
 				   strerror(errno));
 		return GA_ENOTFOUND;
 	}
 	if (fstat(fd, &sb)) {
-		ga_warning("cannot fstat gitattributes file '%s': %s", path,
+		ga_warning("cannot fstat gitattributes file '%s': %s", shown,
 			   strerror(errno));
 		close(fd);
 		return GA_ENOTFOUND;
 	}
 	if (sb.st_size >= ATTR_MAX_FILE_SIZE) {
 		ga_warning("ignoring overly large gitattributes file '%s'",
-			   path);
+			   shown);
 		close(fd);
 		return GA_ENOTFOUND;
 	}
@@ -592,15 +598,17 @@ int attr_read_file(struct ga_buf *out, const char *path, int nofollow)
 
 /* A top-level source file; a missing one gives no frame. */
 static struct frame *read_source_file(struct attr_stack *st,
-				      const char *path)
+				      const char *path, const char *shown)
 {
 	struct frame *f;
 
-	if (!path || attr_read_file(&st->read, path, 0) < 0)
+	if (!shown)
+		shown = path;
+	if (!path || attr_read_file_as(&st->read, path, shown, 0) < 0)
 		return NULL;
 	f = frame_new(NULL, 0);
 	parse_buffer(st, f, st->read.ptr ? st->read.ptr : (char *)"",
-		     st->read.len, 1, path, 1);
+		     st->read.len, 1, shown, 1);
 	return f;
 }
 
@@ -681,11 +689,11 @@ static int bootstrap(struct attr_stack *st)
 	/* Read in git's order, so warnings come out in git's order. */
 	st->builtin = frame_new(NULL, 0);
 	parse_line(st, st->builtin, builtin, "[builtin]", 1, 1);
-	st->system = read_source_file(st, st->system_file);
-	st->global = read_source_file(st, st->global_file);
+	st->system = read_source_file(st, st->system_file, NULL);
+	st->global = read_source_file(st, st->global_file, NULL);
 	if ((ret = dir_frame(&root, st, "", 0)) < 0)
 		return ret;
-	st->info = read_source_file(st, st->info_file);
+	st->info = read_source_file(st, st->info_file, st->info_file_shown);
 
 	GA_ALLOC_GROW(st->chain, 1, st->chain_alloc);
 	st->chain[0] = root;
@@ -714,6 +722,9 @@ int attr_stack_new(struct attr_stack **out,
 	st->opts.system_file = st->system_file;
 	st->opts.global_file = st->global_file;
 	st->opts.info_file = st->info_file;
+	st->info_file_shown = opts->info_file_shown ?
+		ga_xstrdup(opts->info_file_shown) : NULL;
+	st->opts.info_file_shown = st->info_file_shown;
 	*out = st;
 	return 0;
 }
@@ -747,6 +758,7 @@ void attr_stack_free(struct attr_stack *st)
 	free(st->system_file);
 	free(st->global_file);
 	free(st->info_file);
+	free(st->info_file_shown);
 	free(st);
 }
 

@@ -49,6 +49,7 @@ struct attr_stack_options {
 	const char *system_file;	/* NULL when GIT_ATTR_NOSYSTEM */
 	const char *global_file;	/* core.attributesFile, or NULL */
 	const char *info_file;		/* $GIT_DIR/info/attributes, or NULL */
+	const char *info_file_shown;	/* its name in messages (NULL: as is) */
 	attr_read_fn read_dir;		/* per-directory files; may be NULL */
 	void *payload;
 	int ignore_case;		/* core.ignoreCase */
@@ -71,6 +72,13 @@ struct attr_stack_options {
  * Returns 0 with the content in `out`.
  */
 int attr_read_file(struct ga_buf *out, const char *path, int nofollow);
+
+/*
+ * attr_read_file(), naming the file `shown` in its warnings: git reads
+ * work-tree files by paths relative to the top of the work tree.
+ */
+int attr_read_file_as(struct ga_buf *out, const char *path,
+		      const char *shown, int nofollow);
 
 struct attr_stack;
 

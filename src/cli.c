@@ -910,7 +910,7 @@ static void release_pass2_fields(struct archive_options *opts)
 	opts->pathspecs = NULL;
 	opts->nr_pathspecs = 0;
 	opts->verbose = opts->list = opts->worktree_attributes = 0;
-	opts->threads = 0;
+	opts->threads = -1;
 }
 
 /* The name git infers the format from: -o's value as OPT_FILENAME
@@ -947,6 +947,8 @@ int cli_parse_archive(struct archive_options *opts,
 	const char *name;
 	size_t i;
 	int error;
+
+	st.threads = -1;	/* not given: main may use garchive.threads */
 
 	release_pass2_fields(opts);
 	opts->completion = NULL;

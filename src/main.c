@@ -29,6 +29,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,15 @@
 #ifndef GARCHIVE_VERSION
 #define GARCHIVE_VERSION "0.1.0"
 #endif
+
+/* libgit2's pack windows: see tune_libgit2(). */
+#define MAIN_MWINDOW_SIZE		((size_t)1 << 20)
+#define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)8 << 20)
+/* libgit2's object cache: see tune_libgit2(). */
+#define MAIN_CACHE_TREE_LIMIT		((size_t)4 << 20)
+#define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
+/* Blocks from this size on are mapped on their own: see tune_malloc(). */
+#define MAIN_MMAP_THRESHOLD		(256 * 1024)
 
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
@@ -69,6 +81,7 @@ struct run {
 	struct archive_writer *writer;
 	char *attr_global;
 	char *attr_info;
+	char *attr_info_shown;	/* its name in messages, or NULL */
 	char *toplevel;
 
 	/* Serving a --remote client (upload-archive--writer). */
@@ -115,6 +128,51 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 	else
 		diagnose(kind == GA_REPORT_WARNING ? "warning: " : "error: ",
 			 msg);
+}
+
+/*
+ * libgit2's settings for reading a whole tree once, set before any
+ * repository is opened.
+ */
+static void tune_libgit2(void)
+{
+	/* git does not re-hash objects it reads for an archive either. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * Map packs in small windows with a low limit on what stays
+	 * mapped.  The defaults (1 GiB windows, 8 GiB mapped) keep every
+	 * page of the pack we touched in our resident set, as git's do;
+	 * the pages stay in the page cache anyway, so remapping them costs
+	 * little, and peak memory no longer grows with the size of the
+	 * pack.  Objects are read close to pack order, so windows are
+	 * rarely remapped.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, MAIN_MWINDOW_SIZE);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT,
+			 MAIN_MWINDOW_MAPPED_LIMIT);
+	/*
+	 * Trees are read several times (the checks before the walk, the
+	 * walk, the prefetch scout, every .gitattributes lookup from the
+	 * root), but libgit2 caches only trees under 4 KiB: keep them all,
+	 * up to a bound.  Blobs stay uncached: each is read once.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE,
+			 MAIN_CACHE_TREE_LIMIT);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, MAIN_CACHE_MAX_SIZE);
+}
+
+/*
+ * glibc raises its mmap threshold to the size of each large block freed
+ * (up to 32 MiB), after which blobs of that size come from the arenas
+ * of the threads that read them and stay there when freed.  A fixed
+ * threshold sends every large buffer back to the system on free(), so
+ * peak memory follows what is live.
+ */
+static void tune_malloc(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, MAIN_MMAP_THRESHOLD);
+#endif
 }
 
 static void out_of_memory(size_t size)
@@ -480,6 +538,65 @@ static int env_bool(int *out, const char *name)
 	return config_parse_bool(out, name, v);
 }
 
+/*
+ * info/attributes as git names it in warnings: after its own $GIT_DIR,
+ * which is GIT_DIR as given, ".git" from a work tree, nothing when run
+ * in a bare repository's directory, else an absolute path.
+ */
+static char *info_attributes_name(struct run *r)
+{
+	const char *env = getenv("GIT_DIR");
+	const char *common = git_repository_commondir(r->repo);
+	const char *workdir = git_repository_workdir(r->repo);
+	char cwd[PATH_MAX], real[PATH_MAX];
+	size_t len;
+
+	if (env && *env)
+		return ga_xstrfmt("%s/info/attributes", env);
+	if (git_repository_is_worktree(r->repo) ||
+	    !getcwd(cwd, sizeof(cwd)) || !realpath(common, real))
+		return NULL;
+	if (!workdir)
+		return !strcmp(cwd, real) ? ga_xstrdup("info/attributes")
+					  : NULL;
+	len = strlen(real);
+	if (len > 5 && !strcmp(real + len - 5, "/.git") &&
+	    !strncmp(cwd, real, len - 5) &&
+	    (!cwd[len - 5] || cwd[len - 5] == '/'))
+		return ga_xstrdup(".git/info/attributes");
+	return NULL;
+}
+
+/*
+ * Without --threads, garchive.threads gives the number of workers; 0
+ * (either way, or neither given) means one per CPU.
+ */
+static int resolve_threads(struct run *r)
+{
+	const char *s = NULL;
+	int64_t v;
+	int error;
+
+	if (r->opts.threads >= 0)
+		return 0;
+	r->opts.threads = 0;
+	error = config_get_int64(&v, r->config, "garchive.threads");
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	if (v < 0 || v > INT_MAX) {
+		config_get_string(&s, r->config, "garchive.threads");
+		return ga_error_set("bad numeric config value '%s' for "
+				    "'garchive.threads': out of range",
+				    s ? s : "");
+	}
+	r->opts.threads = (int)v;
+	return 0;
+}
+
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
 	const char *attrfile = NULL;
@@ -512,14 +629,28 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	if (!nosystem)
 		wo->attr_system_file = SYSTEM_ATTRIBUTES;
 	if (config_get_string(&attrfile, r->config,
-			      "core.attributesfile") == 0 && attrfile)
+			      "core.attributesfile") == 0 && attrfile) {
 		r->attr_global = expand_home(attrfile);
-	else
+		/*
+		 * git has changed to the top of the work tree and opens
+		 * a relative name there; in a bare repository it stays
+		 * where it was started.
+		 */
+		if (workdir && r->attr_global[0] != '/') {
+			char *abs = ga_xstrfmt("%s/%s", top, r->attr_global);
+
+			free(r->attr_global);
+			r->attr_global = abs;
+		}
+	} else {
 		r->attr_global = default_global_attributes();
+	}
 	wo->attr_global_file = r->attr_global;
 	r->attr_info = ga_xstrfmt("%sinfo/attributes",
 				  git_repository_commondir(r->repo));
 	wo->attr_info_file = r->attr_info;
+	r->attr_info_shown = info_attributes_name(r);
+	wo->attr_info_file_shown = r->attr_info_shown;
 
 	if ((error = env_bool(&wo->pathspec_env.literal,
 			      "GIT_LITERAL_PATHSPECS")) < 0 ||
@@ -584,7 +715,8 @@ static int write_archive(struct run *r)
 	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
 		return error;
 
-	if ((error = fill_walk_options(r, &wo)) < 0)
+	if ((error = resolve_threads(r)) < 0 ||
+	    (error = fill_walk_options(r, &wo)) < 0)
 		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
@@ -839,6 +971,7 @@ static void run_release(struct run *r)
 	free(r->output_path);
 	free(r->attr_global);
 	free(r->attr_info);
+	free(r->attr_info_shown);
 	free(r->toplevel);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);
 }
@@ -981,8 +1114,8 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	git_libgit2_init();
-	/* git does not re-hash objects it reads for an archive either. */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	tune_libgit2();
+	tune_malloc();
 
 	r.self = argv[0];
 	if (invoked_as_upload_archive(argc, argv)) {

@@ -153,10 +153,12 @@
 
 /*
  * Bytes of queued input and output (plus bookkeeping) the workers may
- * hold.  An entry that alone needs more is compressed by the writer
- * thread after the queue has drained, so memory stays bounded.
+ * hold.  One entry that alone needs more may be in the queue beside
+ * them: git holds such a member and its deflated copy too, and
+ * deflating it on a worker lets the members after it go on in
+ * parallel.  A second one waits until the first is written.
  */
-#define ZIP_BUDGET	((size_t)64 << 20)
+#define ZIP_BUDGET	((size_t)4 << 20)
 #define ZIP_MAX_THREADS	64
 
 enum job_state { JOB_PENDING, JOB_DONE };
@@ -229,6 +231,7 @@ struct zip_writer {
 	struct zip_job *head, *tail;
 	struct zip_job *todo_head, *todo_tail;
 	size_t in_flight;
+	size_t oversize;		/* cost of the job over budget, or 0 */
 	int stop;
 	int nr_threads;			/* wanted; 1 = serial */
 	int nr_started;
@@ -948,6 +951,8 @@ static struct zip_job *queue_pop(struct zip_writer *w, int block)
 		if (!w->head)
 			w->tail = NULL;
 		w->in_flight -= job->cost;
+		if (job->cost > ZIP_BUDGET)
+			w->oversize = 0;
 	}
 	pthread_mutex_unlock(&w->mutex);
 	return job;
@@ -1013,6 +1018,8 @@ static void queue_append(struct zip_writer *w, struct zip_job *job,
 		w->head = job;
 	w->tail = job;
 	w->in_flight += job->cost;
+	if (job->cost > ZIP_BUDGET)
+		w->oversize = job->cost;
 	if (for_worker) {
 		if (w->todo_tail)
 			w->todo_tail->next_todo = job;
@@ -1074,14 +1081,25 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 		return error;
 	if (!needs_worker && queue_is_empty(w))
 		return add_inline(w, entry);
-	if (cost > ZIP_BUDGET) {
+	if (cost > ZIP_BUDGET && !needs_worker) {
 		/* Alone: one copy of a huge member, on this thread. */
 		if ((error = queue_drain(w, 0)) < 0)
 			return error;
 		return add_inline(w, entry);
 	}
-	if ((error = queue_drain(w, ZIP_BUDGET - cost)) < 0)
-		return error;
+	if (cost > ZIP_BUDGET) {
+		/* Write the one before it first, if any. */
+		if ((error = queue_drain(w, ZIP_BUDGET)) < 0)
+			return error;
+	} else {
+		size_t oversize;
+
+		pthread_mutex_lock(&w->mutex);
+		oversize = w->oversize;
+		pthread_mutex_unlock(&w->mutex);
+		if ((error = queue_drain(w, ZIP_BUDGET + oversize - cost)) < 0)
+			return error;
+	}
 
 	job = job_new(entry, 1);
 	job->cost = cost;

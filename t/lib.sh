@@ -133,9 +133,10 @@ test_when_finished () {
 	test_cleanup_cmds_="$1 && $test_cleanup_cmds_"
 }
 
-# A function of its own, so that a body's `return 1` ends the body and
-# not the code around it.
-test_eval_ () {
+# A function of its own, so that `return 1` in a body (the way a loop
+# fails a test) ends the body and not test_run_body_, whose cleanup and
+# return to the trash directory must still run.
+test_eval_body_ () {
 	eval "$1"
 }
 
@@ -144,9 +145,9 @@ test_run_body_ () {
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
-		test_eval_ "$1"
+		test_eval_body_ "$1"
 	else
-		test_eval_ "$1" >"$test_log" 2>&1
+		test_eval_body_ "$1" >"$test_log" 2>&1
 	fi
 	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then

@@ -72,7 +72,7 @@ struct archive_options {
 	int list;		/* --list: main prints the format names */
 	int worktree_attributes;
 	char *mtime;		/* --mtime value, NULL if none */
-	int threads;		/* --threads, 0 = one per CPU */
+	int threads;		/* --threads, 0 = one per CPU, -1 not given */
 	char *treeish;		/* first positional argument */
 	char **pathspecs;	/* the rest */
 	size_t nr_pathspecs;

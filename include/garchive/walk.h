@@ -76,6 +76,7 @@ struct walk_options {
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
 	const char *attr_global_file;	/* core.attributesFile or XDG default */
 	const char *attr_info_file;	/* $GIT_DIR/info/attributes */
+	const char *attr_info_file_shown; /* its name in messages, or NULL */
 	struct pathspec_env pathspec_env;
 };
 

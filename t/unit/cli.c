@@ -893,9 +893,9 @@ static void test_extensions(void)
 		const char *mtime;
 		int threads;
 	} cases[] = {
-		{ { "--mtime=now", "HEAD" }, 0, NULL, "now", 0 },
+		{ { "--mtime=now", "HEAD" }, 0, NULL, "now", -1 },
 		{ { "--mtime", "2020-01-01", "HEAD" }, 0, NULL, "2020-01-01",
-		  0 },
+		  -1 },
 		{ { "--mt=@0", "--threads=3", "HEAD" }, 0, NULL, "@0", 3 },
 		{ { "--t=2", "HEAD" }, 0, NULL, NULL, 2 },
 		{ { "--threads", "0", "HEAD" }, 0, NULL, NULL, 0 },

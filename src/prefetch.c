@@ -1,0 +1,530 @@
+/*
+ * prefetch.c: blob reads ahead of the walk (see prefetch.h).
+ *
+ * One queue, in tree order, holds a job per blob the scout met.  The
+ * walk's thread appends (scouting) and removes at the head (taking);
+ * workers take jobs in queue order, so the jobs the walk waits for are
+ * always the oldest ones.  One mutex and one condition variable guard
+ * it all.
+ *
+ * Memory: a worker learns a blob's size from its header first and then
+ * reserves it against the budget, which also counts the blob the walk
+ * took last until the walk asks for the next one.  It waits while the
+ * bytes would not fit, unless its job is at the head of the queue (the
+ * walk needs it next) and the walk holds nothing.  So at most the
+ * budget is read ahead, or one blob larger than it once the walk has
+ * let go of the previous one, as git holds one blob at a time.  Blobs
+ * above core.bigFileThreshold are not read at all (the walk streams
+ * them).
+ */
+#include "prefetch.h"
+#include "garchive/common.h"
+#include "garchive/walk.h"
+#include "pathspec.h"
+#include "rawtree.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+/*
+ * Jobs queued ahead of the walk, whatever their size.  The scout tops
+ * the queue up in batches, when it is down to half, so that workers
+ * are woken once per batch rather than once per blob.
+ */
+#define PREFETCH_MAX_AHEAD	4096
+#define PREFETCH_REFILL_AT	(PREFETCH_MAX_AHEAD / 2)
+#define PREFETCH_MAX_THREADS	64
+
+enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
+
+struct job {
+	struct job *next;
+	git_oid id;
+	uint32_t mode;
+	enum job_state state;
+	int dropped;		/* the walk skipped it while it ran */
+	/* results */
+	git_odb_object *obj;
+	uint64_t size;
+	int big;
+	size_t reserved;	/* bytes counted against the budget */
+	int error;
+	char *message;
+};
+
+/* A tree the scout is in. */
+struct scout_frame {
+	git_odb_object *obj;
+	struct rawtree_iter iter;
+	size_t rel_len;
+};
+
+struct worker {
+	struct prefetch *pf;
+	git_odb *odb;
+	pthread_t thread;
+	int started;
+};
+
+struct prefetch {
+	const struct prefetch_options *opts;
+	git_odb *odb;			/* the walk's, for scouting */
+
+	/* The scout: its own walk of the trees, on the walk's thread. */
+	struct scout_frame *frames;
+	size_t depth, alloc_frames;
+	struct ga_buf rel;
+	int scout_done;
+
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	struct job *head, *tail;	/* queue order */
+	struct job *todo;		/* first job no worker took */
+	size_t nr_queued;
+	size_t reserved;		/* bytes read (or being read) ahead */
+	size_t held;			/* bytes of the blob the walk has */
+	int stop;
+	/*
+	 * Who sleeps on the condition variable, so that a change wakes
+	 * the threads only when someone waits for it.
+	 */
+	int nr_idle;			/* workers with nothing to do */
+	int nr_over_budget;		/* workers waiting for budget */
+	int walk_waits;			/* the walk waits for the head */
+
+	struct worker *workers;
+	int nr_workers;
+};
+
+static void job_free(struct job *job)
+{
+	if (!job)
+		return;
+	git_odb_object_free(job->obj);
+	free(job->message);
+	free(job);
+}
+
+/* ---- workers ---- */
+
+int prefetch_blob_unreadable(int code, const char *oid_hex)
+{
+	const git_error *e = git_error_last();
+
+	if (code != GIT_ENOTFOUND)
+		return ga_error_set("unable to read %s: %s", oid_hex,
+				    e && e->message ? e->message : "corrupt");
+	return ga_error_code(GA_EARCHIVE, "cannot read '%s'", oid_hex);
+}
+
+/*
+ * Whether `job` must wait before reading `size` bytes: when they do not
+ * fit the budget beside what is read ahead and the blob the walk holds,
+ * unless it is the job the walk needs next and the walk has let go of
+ * its last blob (so two large blobs are never in memory at once, as in
+ * git).  Called with the mutex held.
+ */
+static int over_budget(struct prefetch *pf, struct job *job, size_t size)
+{
+	if (pf->reserved + pf->held + size <= pf->opts->budget)
+		return 0;
+	return job != pf->head || pf->held;
+}
+
+/* Wait until over_budget() allows the read.  Called with the mutex held. */
+static void reserve(struct prefetch *pf, struct job *job, size_t size)
+{
+	while (!pf->stop && !job->dropped && over_budget(pf, job, size)) {
+		pf->nr_over_budget++;
+		pthread_cond_wait(&pf->cond, &pf->mutex);
+		pf->nr_over_budget--;
+	}
+	pf->reserved += size;
+	job->reserved = size;
+}
+
+/*
+ * Read one blob as walk.c's file_entry() would: the header first, and
+ * the whole object unless it is a blob above the threshold (symlinks
+ * are always read).
+ */
+static void run_job(struct worker *wk, struct job *job)
+{
+	struct prefetch *pf = wk->pf;
+	size_t size = 0;
+	git_object_t type = GIT_OBJECT_INVALID;
+	int have_header, error;
+
+	have_header = git_odb_read_header(&size, &type, wk->odb,
+					  &job->id) == 0;
+	if (!have_header)
+		git_error_clear();
+	if (have_header && job->mode != WALK_MODE_SYMLINK &&
+	    type == GIT_OBJECT_BLOB && size > pf->opts->big_file_threshold) {
+		job->big = 1;
+		job->size = size;
+		return;
+	}
+
+	pthread_mutex_lock(&pf->mutex);
+	reserve(pf, job, have_header ? size : 0);
+	error = pf->stop || job->dropped;
+	pthread_mutex_unlock(&pf->mutex);
+	if (error)
+		return;
+
+	if ((error = git_odb_read(&job->obj, wk->odb, &job->id)) < 0) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		job->obj = NULL;
+		git_oid_tostr(hex, sizeof(hex), &job->id);
+		job->error = prefetch_blob_unreadable(error, hex);
+		job->message = ga_error_detach();
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct prefetch *pf = wk->pf;
+	struct job *job;
+
+	pthread_mutex_lock(&pf->mutex);
+	for (;;) {
+		while (!pf->stop && !pf->todo) {
+			pf->nr_idle++;
+			pthread_cond_wait(&pf->cond, &pf->mutex);
+			pf->nr_idle--;
+		}
+		if (pf->stop)
+			break;
+		job = pf->todo;
+		pf->todo = job->next;
+		job->state = JOB_RUNNING;
+		pthread_mutex_unlock(&pf->mutex);
+
+		run_job(wk, job);
+
+		pthread_mutex_lock(&pf->mutex);
+		if (job->dropped) {
+			/* Off the queue already; its bytes go back. */
+			pf->reserved -= job->reserved;
+			job_free(job);
+			if (pf->nr_over_budget)
+				pthread_cond_broadcast(&pf->cond);
+		} else {
+			job->state = JOB_DONE;
+			if (pf->walk_waits && job == pf->head)
+				pthread_cond_broadcast(&pf->cond);
+		}
+	}
+	pthread_mutex_unlock(&pf->mutex);
+	return NULL;
+}
+
+/* ---- the scout ---- */
+
+static int push_frame(struct prefetch *pf, const git_oid *id, size_t rel_len)
+{
+	struct scout_frame *f;
+	git_odb_object *obj = NULL;
+
+	if (rawtree_read(&obj, pf->odb, id) < 0)
+		return GA_ENOTFOUND;
+	GA_ALLOC_GROW(pf->frames, pf->depth + 1, pf->alloc_frames);
+	f = &pf->frames[pf->depth++];
+	f->obj = obj;
+	rawtree_iter_init(&f->iter, git_odb_object_data(obj),
+			  git_odb_object_size(obj), pf->opts->hashsz);
+	f->rel_len = rel_len;
+	return 0;
+}
+
+static void pop_frame(struct prefetch *pf)
+{
+	git_odb_object_free(pf->frames[--pf->depth].obj);
+}
+
+/* The scout knows no attributes: an :(attr:) item may match. */
+static int unknown_attrs(struct attr_value *out, const char *path,
+			 int is_dir, const char *const *names, size_t nr,
+			 void *payload)
+{
+	(void)out, (void)path, (void)is_dir, (void)names, (void)nr;
+	(void)payload;
+	return GA_ENOTFOUND;
+}
+
+/*
+ * The next blob or symlink in tree order that the walk may archive, in
+ * *id and *mode.  Returns 0, or GA_ITEROVER at the end.  A tree the
+ * scout cannot read or parse ends the scouting: the walk meets the same
+ * problem itself and reports it.
+ */
+static int scout_next(git_oid *id, uint32_t *mode, struct prefetch *pf)
+{
+	const struct pathspec *ps = pf->opts->ps;
+	struct rawtree_entry te;
+	int error;
+
+	while (pf->depth) {
+		struct scout_frame *f = &pf->frames[pf->depth - 1];
+
+		error = rawtree_next(&te, &f->iter);
+		if (error == GA_ITEROVER) {
+			pop_frame(pf);
+			continue;
+		}
+		if (error < 0)
+			goto broken;
+		ga_buf_setlen(&pf->rel, f->rel_len);
+		ga_buf_put(&pf->rel, te.name, te.name_len);
+		if (te.mode == WALK_MODE_DIR) {
+			if (ps && !pathspec_may_match_inside(ps, pf->rel.ptr))
+				continue;
+			ga_buf_putc(&pf->rel, '/');
+			if (push_frame(pf, &te.id, pf->rel.len) < 0)
+				goto broken;
+			continue;
+		}
+		if (te.mode == WALK_MODE_GITLINK)
+			continue;
+		if (ps && pathspec_match(ps, pf->rel.ptr, 0, unknown_attrs,
+					 NULL) == 0)
+			continue;
+		ga_error_clear();
+		git_oid_cpy(id, &te.id);
+		*mode = te.mode;
+		return 0;
+	}
+	pf->scout_done = 1;
+	return GA_ITEROVER;
+broken:
+	ga_error_clear();
+	while (pf->depth)
+		pop_frame(pf);
+	pf->scout_done = 1;
+	return GA_ITEROVER;
+}
+
+/*
+ * Top the queue up to PREFETCH_MAX_AHEAD jobs once it is down to
+ * PREFETCH_REFILL_AT (or empty), unless the tree has ended.  Only the
+ * walk's thread changes nr_queued upwards, so it is read unlocked.
+ */
+static void scout(struct prefetch *pf)
+{
+	struct job *first = NULL, *last = NULL;
+	size_t nr = 0, queued;
+
+	pthread_mutex_lock(&pf->mutex);
+	queued = pf->nr_queued;
+	pthread_mutex_unlock(&pf->mutex);
+	if (pf->scout_done || (queued > PREFETCH_REFILL_AT && pf->head))
+		return;
+	while (queued + nr < PREFETCH_MAX_AHEAD) {
+		struct job *job;
+		git_oid id;
+		uint32_t mode;
+
+		if (scout_next(&id, &mode, pf) < 0)
+			break;
+		job = ga_xcalloc(1, sizeof(*job));
+		git_oid_cpy(&job->id, &id);
+		job->mode = mode;
+		if (last)
+			last->next = job;
+		else
+			first = job;
+		last = job;
+		nr++;
+	}
+	if (!nr)
+		return;
+	pthread_mutex_lock(&pf->mutex);
+	if (pf->tail)
+		pf->tail->next = first;
+	else
+		pf->head = first;
+	pf->tail = last;
+	if (!pf->todo)
+		pf->todo = first;
+	pf->nr_queued += nr;
+	if (pf->nr_idle)
+		pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->mutex);
+}
+
+/* ---- the walk's side ---- */
+
+/* Take the head off the queue.  Called with the mutex held. */
+static struct job *unqueue_head(struct prefetch *pf)
+{
+	struct job *job = pf->head;
+
+	pf->head = job->next;
+	if (!pf->head)
+		pf->tail = NULL;
+	if (pf->todo == job)
+		pf->todo = job->next;
+	job->next = NULL;
+	pf->nr_queued--;
+	/* A new head may now go past the budget. */
+	if (pf->nr_over_budget)
+		pthread_cond_broadcast(&pf->cond);
+	return job;
+}
+
+/* Drop the head, which the walk skipped.  Called with the mutex held. */
+static void drop_head(struct prefetch *pf)
+{
+	struct job *job = unqueue_head(pf);
+
+	if (job->state == JOB_RUNNING) {
+		job->dropped = 1;	/* its worker frees it */
+		return;
+	}
+	pf->reserved -= job->reserved;
+	if (job->reserved && pf->nr_over_budget)
+		pthread_cond_broadcast(&pf->cond);
+	job_free(job);
+}
+
+int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
+		  const git_oid *oid)
+{
+	struct job *job;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	/* The walk has freed the blob it took last. */
+	pthread_mutex_lock(&pf->mutex);
+	if (pf->held) {
+		pf->held = 0;
+		if (pf->nr_over_budget)
+			pthread_cond_broadcast(&pf->cond);
+	}
+	pthread_mutex_unlock(&pf->mutex);
+	for (;;) {
+		scout(pf);
+		pthread_mutex_lock(&pf->mutex);
+		while (pf->head && !git_oid_equal(&pf->head->id, oid))
+			drop_head(pf);
+		if (pf->head)
+			break;
+		pthread_mutex_unlock(&pf->mutex);
+		if (pf->scout_done)
+			return 0;
+	}
+	job = pf->head;
+	while (job->state != JOB_DONE) {
+		pf->walk_waits = 1;
+		pthread_cond_wait(&pf->cond, &pf->mutex);
+		pf->walk_waits = 0;
+	}
+	pf->reserved -= job->reserved;
+	pf->held = job->reserved;
+	unqueue_head(pf);
+	pthread_mutex_unlock(&pf->mutex);
+
+	if (job->error) {
+		error = ga_error_restore(job->error, job->message);
+		job_free(job);
+		return error;
+	}
+	out->obj = job->obj;
+	out->size = job->size;
+	out->big = job->big;
+	job->obj = NULL;
+	job_free(job);
+	/* Keep the workers busy while the walk works on this one. */
+	scout(pf);
+	return 1;
+}
+
+/* ---- setup ---- */
+
+static int open_odb(git_odb **out, git_repository *repo)
+{
+	const char *common = git_repository_commondir(repo);
+	char *path = ga_xstrfmt("%sobjects", common ? common : "");
+	int error = git_odb_open(out, path);
+
+	free(path);
+	if (error < 0)
+		return ga_error_from_git("cannot open the object database");
+	return 0;
+}
+
+int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
+		 const struct prefetch_options *opts)
+{
+	struct prefetch *pf = ga_xcalloc(1, sizeof(*pf));
+	int i, nr = opts->threads;
+	int error = 0;
+
+	pf->opts = opts;
+	pf->odb = odb;
+	pthread_mutex_init(&pf->mutex, NULL);
+	pthread_cond_init(&pf->cond, NULL);
+	ga_buf_puts(&pf->rel, "");
+	if (push_frame(pf, opts->tree_id, 0) < 0)
+		pf->scout_done = 1;
+
+	if (nr > PREFETCH_MAX_THREADS)
+		nr = PREFETCH_MAX_THREADS;
+	if (nr < 1)
+		nr = 1;
+	pf->workers = ga_xcalloc((size_t)nr, sizeof(*pf->workers));
+	pf->nr_workers = nr;
+	for (i = 0; i < nr; i++) {
+		struct worker *wk = &pf->workers[i];
+
+		wk->pf = pf;
+		if ((error = open_odb(&wk->odb, repo)) < 0)
+			goto fail;
+		if (pthread_create(&wk->thread, NULL, worker_main, wk))
+			break;
+		wk->started = 1;
+	}
+	if (!pf->workers[0].started) {
+		error = ga_error_set("cannot start a thread");
+		goto fail;
+	}
+	*out = pf;
+	return 0;
+fail:
+	prefetch_free(pf);
+	return error;
+}
+
+void prefetch_free(struct prefetch *pf)
+{
+	int i;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mutex);
+	pf->stop = 1;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&pf->mutex);
+	for (i = 0; i < pf->nr_workers; i++) {
+		if (pf->workers[i].started)
+			pthread_join(pf->workers[i].thread, NULL);
+		git_odb_free(pf->workers[i].odb);
+	}
+	free(pf->workers);
+	/* No worker runs now: every job is on the queue. */
+	while (pf->head)
+		job_free(unqueue_head(pf));
+	while (pf->depth)
+		pop_frame(pf);
+	free(pf->frames);
+	ga_buf_release(&pf->rel);
+	pthread_cond_destroy(&pf->cond);
+	pthread_mutex_destroy(&pf->mutex);
+	free(pf);
+}

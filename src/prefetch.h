@@ -1,0 +1,77 @@
+/*
+ * prefetch.h: blob reads ahead of the walk, on worker threads.
+ *
+ * Inflating and delta-resolving blobs is most of the time of a tar
+ * archive.  A scout on the walk's thread runs through the archived tree
+ * ahead of the walk (tree order; pathspecs prune it where no attribute
+ * is needed) and queues a read for every blob and symlink it meets.
+ * Worker threads, each with its own object database handle, read them
+ * in queue order under a byte budget.  The walk then takes the blobs in
+ * its own order, which is the scout's minus what it skips
+ * (export-ignore, pathspecs needing attributes): entries it skips are
+ * dropped from the queue.  Attribute lookups, conversion and every
+ * diagnostic stay on the walk's thread, in order.
+ *
+ * A worker's error stays with its job and is reported only when the
+ * walk takes that blob, with the message and code the walk's own read
+ * would have given.
+ */
+#ifndef GARCHIVE_PREFETCH_H
+#define GARCHIVE_PREFETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <git2/types.h>
+
+struct pathspec;
+
+struct prefetch_options {
+	const git_oid *tree_id;		/* the archived tree */
+	size_t hashsz;			/* bytes of an object id */
+	const struct pathspec *ps;	/* NULL: no pathspec */
+	uint64_t big_file_threshold;	/* larger blobs are streamed */
+	int threads;			/* workers, at least 1 */
+	size_t budget;			/* bytes of blobs read ahead */
+};
+
+/* A blob as a worker left it. */
+struct prefetch_blob {
+	git_odb_object *obj;	/* read whole; the caller frees it */
+	uint64_t size;		/* with `big`: the size in its header */
+	int big;		/* above the threshold: left unread */
+};
+
+struct prefetch;
+
+/*
+ * Start the workers for `repo`, scouting with the walk's `odb` (used
+ * only on the calling thread).  `opts` and what it points to must
+ * outlive the prefetch.  Returns 0, or GA_ERROR when no worker could be
+ * started or a worker's object database could not be opened.
+ */
+int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
+		 const struct prefetch_options *opts);
+
+/*
+ * The blob `oid` of the walk's next entry with content.  Returns 1 with
+ * *out filled, 0 when it was not read ahead (the caller reads it), or
+ * the error of the worker's read (see prefetch_blob_unreadable).
+ */
+int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
+		  const git_oid *oid);
+
+/*
+ * Set the error for a failed read of blob `oid_hex`, where `code` is
+ * what libgit2 returned (its message is taken from this thread's last
+ * error).  A missing blob is git's "cannot read '<oid>'", which ends
+ * the archive with status 255 (GA_EARCHIVE); a corrupt one makes git die
+ * (128) from deep inside its object reader, so it is fatal here too:
+ * "unable to read <oid>: <reason>" (GA_ERROR).  Returns the code.
+ */
+int prefetch_blob_unreadable(int code, const char *oid_hex);
+
+/* Stop and join the workers, drop what is queued.  NULL is fine. */
+void prefetch_free(struct prefetch *pf);
+
+#endif

@@ -1,0 +1,242 @@
+#!/bin/sh
+test_description='blob prefetch: the same bytes, messages and status with 1 and 8 threads'
+. "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-repo.sh"
+
+# run_threads N ARGS...: garchive with N threads; output, stderr and
+# status in tN.out, tN.err, tN.code.
+run_threads () {
+	n=$1
+	shift
+	garchive --threads="$n" "$@" >"t$n.out" 2>"t$n.err"
+	echo $? >"t$n.code"
+}
+
+# threads_agree ARGS...: 1, 2 and 8 threads give the same archive, the
+# same stderr and the same status.
+threads_agree () {
+	run_threads 1 "$@" &&
+	run_threads 2 "$@" &&
+	run_threads 8 "$@" &&
+	test_cmp t1.code t8.code &&
+	test_cmp t1.code t2.code &&
+	test_cmp t1.err t8.err &&
+	test_cmp t1.err t2.err &&
+	test_cmp t1.out t8.out &&
+	test_cmp t1.out t2.out
+}
+
+# errors_agree ARGS...: the same stderr and status with 1, 2 and 8
+# threads, whatever was written before the error.
+errors_agree () {
+	run_threads 1 "$@" &&
+	run_threads 2 "$@" &&
+	run_threads 8 "$@" &&
+	test_cmp t1.code t8.code &&
+	test_cmp t1.code t2.code &&
+	test_cmp t1.err t8.err &&
+	test_cmp t1.err t2.err
+}
+
+# same_errors_as_git ARGS...: git's status and diagnostics, with any
+# number of threads.
+same_errors_as_git () {
+	git archive "$@" >expect.out 2>expect.err
+	echo $? >expect.code
+	diagnostics expect.err >expect.diag
+	errors_agree "$@" &&
+	diagnostics t8.err >actual.diag &&
+	test_cmp expect.code t8.code &&
+	test_cmp expect.diag actual.diag
+}
+
+# same_all ARGS...: that, and the archive is git's.
+same_all () {
+	test_same_as_git "$@" &&
+	threads_agree "$@" &&
+	test_cmp expect.out t8.out
+}
+
+# make_wide_repo DIR: enough files, in enough directories, for the
+# workers to run well ahead of the walk, with attributes that make the
+# walk skip part of what the scout queued.
+make_wide_repo () {
+	git init -q "$1" &&
+	(
+		cd "$1" &&
+		for d in a b c ignored keep; do
+			mkdir -p "$d/x" "$d/y" || return 1
+			for i in 0 1 2 3 4 5 6 7 8 9; do
+				repo_text $((i * 700 + 10)) $i >"$d/x/f$i.txt" &&
+				echo "$d $i" >"$d/y/g$i.skip" &&
+				echo "$d $i" >"$d/y/h$i.c" || return 1
+			done
+		done &&
+		repo_random 300000 7 >a/big.bin &&
+		repo_text 400000 8 >keep/big.txt &&
+		ln -s a/x/f1.txt link &&
+		echo "in an ignored directory only" >ignored/only.txt &&
+		echo "\$Format:%H %s\$ is never streamed" >keep/subst.txt &&
+		cat >.gitattributes <<-\EOF &&
+		ignored export-ignore
+		*.skip export-ignore
+		keep/subst.txt export-subst
+		b/x/f3.txt export-ignore
+		EOF
+		git add . &&
+		test_tick &&
+		git commit -q -m wide &&
+		echo changed >>a/x/f2.txt &&
+		git commit -q -a -m second &&
+		git repack -q -a -d &&
+		echo loose >loose.txt &&
+		git add loose.txt &&
+		git commit -q -m loose
+	)
+}
+
+test_expect_success 'setup' '
+	make_edge_repo edge &&
+	make_wide_repo wide
+'
+
+test_expect_success 'tar and zip of the edge repository' '
+	(
+		cd edge &&
+		for ref in HEAD v1.0 HEAD~1; do
+			same_all --format=tar $ref &&
+			same_all --format=zip $ref || return 1
+		done
+	)
+'
+
+test_expect_success 'export-ignore and export-subst in a wide tree' '
+	(
+		cd wide &&
+		same_all --format=tar HEAD &&
+		same_all --format=zip HEAD &&
+		same_all --format=tar --prefix=p/ HEAD~1
+	)
+'
+
+test_expect_success 'pathspecs, with and without wildcards' '
+	(
+		cd wide &&
+		same_all --format=tar HEAD a keep &&
+		same_all --format=zip HEAD "*.c" &&
+		same_all --format=tar HEAD ":(exclude)b" &&
+		same_all --format=tar HEAD "keep/*.txt" link
+	)
+'
+
+test_expect_success 'blobs above core.bigFileThreshold, loose and packed' '
+	(
+		cd wide &&
+		git config core.bigFileThreshold 2k &&
+		same_all --format=tar HEAD &&
+		same_all --format=zip HEAD &&
+		git config core.bigFileThreshold 100k &&
+		same_all --format=tar HEAD &&
+		git config --unset core.bigFileThreshold
+	)
+'
+
+test_expect_success 'garchive.threads is the default number of workers' '
+	(
+		cd wide &&
+		garchive --threads=1 --format=tar HEAD >one.tar &&
+		garchive -c garchive.threads=3 --format=tar HEAD >three.tar &&
+		test_cmp one.tar three.tar &&
+		test_must_fail garchive -c garchive.threads=many \
+			--format=tar HEAD >out 2>err &&
+		grep "^fatal: bad numeric config value .many. for .garchive.threads." err
+	)
+'
+
+# A copy of `wide` whose objects are all loose, so that one can be
+# removed or damaged.
+test_expect_success 'setup broken copies' '
+	git clone -q --no-local wide broken &&
+	(
+		cd broken &&
+		mv .git/objects/pack/*.pack ../objects.pack &&
+		rm -f .git/objects/pack/* &&
+		git unpack-objects -q <../objects.pack &&
+		git rev-parse HEAD:a/x/f5.txt >../missing.oid &&
+		git rev-parse HEAD:ignored/only.txt >../ignored.oid &&
+		git rev-parse HEAD:c/y/h2.c >../corrupt.oid
+	) &&
+	cp -R broken missing &&
+	cp -R broken missing-ignored &&
+	cp -R broken corrupt &&
+	rm -rf broken &&
+	oid=$(cat missing.oid) &&
+	rm missing/.git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+	oid=$(cat ignored.oid) &&
+	rm missing-ignored/.git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+	oid=$(cat corrupt.oid) &&
+	obj=corrupt/.git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+	chmod u+w "$obj" &&
+	printf "not zlib at all, but long enough to be read" >"$obj"
+'
+
+test_expect_success 'a missing blob: cannot read, status 255, as git' '
+	(
+		cd missing &&
+		same_errors_as_git --format=tar HEAD &&
+		grep "^error: cannot read .$(cat ../missing.oid)." t8.err &&
+		test_cmp t1.out t8.out &&
+		same_errors_as_git --format=zip HEAD
+	)
+'
+
+# git writes every full 10240-byte tar block, or every earlier zip
+# member, before the entry that fails.  garchive drops what its writers
+# still hold (a broken archive is never worth completing), so what it
+# writes is a prefix of git's output: never a byte git would not write.
+is_prefix_of () {
+	size=$(wc -c <"$1") &&
+	head -c "$size" "$2" >prefix &&
+	test_cmp prefix "$1"
+}
+
+test_expect_success 'the output before a missing blob is a prefix of git'"'"'s' '
+	(
+		cd missing &&
+		for fmt in tar zip; do
+			test_expect_code 255 git archive --format=$fmt HEAD \
+				>git.out 2>/dev/null &&
+			test_expect_code 255 garchive --format=$fmt HEAD \
+				>ga.out 2>/dev/null &&
+			is_prefix_of ga.out git.out || return 1
+		done
+	)
+'
+
+test_expect_success 'a missing blob the walk skips is no error' '
+	(
+		cd missing-ignored &&
+		same_all --format=tar HEAD &&
+		same_all --format=zip HEAD &&
+		same_all --format=tar HEAD keep
+	)
+'
+
+# git's message for a corrupt loose object is its own ("loose object
+# <oid> (stored in <file>) is corrupt"); garchive gives libgit2's
+# reason, with the same status.
+test_expect_success 'a corrupt blob is fatal, the same with any threads' '
+	(
+		cd corrupt &&
+		test_expect_code 128 git archive --format=tar HEAD >out 2>err &&
+		errors_agree --format=tar HEAD &&
+		test_cmp t1.out t8.out &&
+		echo 128 >expect.code &&
+		test_cmp expect.code t8.code &&
+		grep "^fatal: unable to read $(cat ../corrupt.oid): " t8.err &&
+		errors_agree --format=zip HEAD &&
+		test_cmp expect.code t8.code
+	)
+'
+
+test_done
