@@ -86,6 +86,8 @@ struct prefetch {
 	size_t nr_queued;
 	size_t reserved;		/* bytes read (or being read) ahead */
 	size_t held;			/* bytes of the blob the walk has */
+	/* Blobs larger than the budget in memory (read, reading, held). */
+	size_t nr_large, large_bytes;
 	int stop;
 	/*
 	 * Who sleeps on the condition variable, so that a change wakes
@@ -129,9 +131,37 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
  */
 static int over_budget(struct prefetch *pf, struct job *job, size_t size)
 {
-	if (pf->reserved + pf->held + size <= pf->opts->budget)
+	size_t budget = pf->opts->budget;
+
+	if (pf->reserved + pf->held + size <= budget)
 		return 0;
-	return job != pf->head || pf->held;
+	if (job == pf->head && !pf->held)
+		return 0;
+	/*
+	 * Large blobs one after the other leave a core idle while one
+	 * inflates.  One may be read beside one other large blob when the
+	 * two take at most half again the larger one (a 100 MB and a 50 MB
+	 * blob, not two of 100 MB): the peak stays within half a blob of
+	 * git's, which holds the largest blob and its mapped pack data.
+	 */
+	if (size > budget && pf->nr_large == 1) {
+		size_t other = pf->large_bytes;
+		size_t larger = size > other ? size : other;
+
+		if (size + other <= larger + larger / 2 &&
+		    pf->reserved + pf->held - other <= budget)
+			return 0;
+	}
+	return 1;
+}
+
+/* A reservation ends; large ones leave the count.  Mutex held. */
+static void forget_large(struct prefetch *pf, size_t size)
+{
+	if (size <= pf->opts->budget)
+		return;
+	pf->nr_large--;
+	pf->large_bytes -= size;
 }
 
 /* Wait until over_budget() allows the read.  Called with the mutex held. */
@@ -144,6 +174,10 @@ static void reserve(struct prefetch *pf, struct job *job, size_t size)
 	}
 	pf->reserved += size;
 	job->reserved = size;
+	if (size > pf->opts->budget) {
+		pf->nr_large++;
+		pf->large_bytes += size;
+	}
 }
 
 /*
@@ -212,6 +246,7 @@ static void *worker_main(void *arg)
 		if (job->dropped) {
 			/* Off the queue already; its bytes go back. */
 			pf->reserved -= job->reserved;
+			forget_large(pf, job->reserved);
 			job_free(job);
 			if (pf->nr_over_budget)
 				pthread_cond_broadcast(&pf->cond);
@@ -388,6 +423,7 @@ static void drop_head(struct prefetch *pf)
 		return;
 	}
 	pf->reserved -= job->reserved;
+	forget_large(pf, job->reserved);
 	if (job->reserved && pf->nr_over_budget)
 		pthread_cond_broadcast(&pf->cond);
 	job_free(job);
@@ -403,6 +439,7 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	/* The walk has freed the blob it took last. */
 	pthread_mutex_lock(&pf->mutex);
 	if (pf->held) {
+		forget_large(pf, pf->held);
 		pf->held = 0;
 		if (pf->nr_over_budget)
 			pthread_cond_broadcast(&pf->cond);

@@ -141,6 +141,28 @@ test_expect_success 'blobs above core.bigFileThreshold, loose and packed' '
 	)
 '
 
+# Blobs above the 2 MiB read-ahead budget are read one at a time, or
+# one beside a smaller one; either way the archive keeps tree order.
+test_expect_success 'blobs larger than the read-ahead budget' '
+	git init -q large &&
+	(
+		cd large &&
+		head -c 3000000 /dev/urandom >a.bin &&
+		seq 1 900000 >b.txt &&
+		echo small >c.txt &&
+		head -c 2500000 /dev/urandom >d.bin &&
+		head -c 9000000 /dev/urandom >e.bin &&
+		echo small >f.txt &&
+		head -c 3100000 /dev/urandom >g.bin &&
+		git add . &&
+		git commit -q -m large &&
+		same_all --format=tar HEAD &&
+		same_all --format=zip HEAD &&
+		git repack -q -a -d &&
+		same_all --format=tar HEAD
+	)
+'
+
 test_expect_success 'garchive.threads is the default number of workers' '
 	(
 		cd wide &&
