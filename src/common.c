@@ -5,6 +5,7 @@
 #include "garchive/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,6 +434,19 @@ int ga_buf_read_fd(struct ga_buf *buf, int fd)
 		buf->len += (size_t)n;
 		buf->ptr[buf->len] = '\0';
 	}
+}
+
+int ga_buf_read_file(struct ga_buf *buf, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), error, err;
+
+	if (fd < 0)
+		return -1;
+	error = ga_buf_read_fd(buf, fd);
+	err = errno;
+	close(fd);
+	errno = err;
+	return error;
 }
 
 int ga_hexval(int c)

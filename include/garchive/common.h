@@ -166,6 +166,9 @@ ssize_t ga_read_full(int fd, void *buf, size_t len);
  */
 int ga_buf_read_fd(struct ga_buf *buf, int fd);
 
+/* The same for the file at `path`, opened and closed here. */
+int ga_buf_read_file(struct ga_buf *buf, const char *path);
+
 /* The value of hex digit `c` (either case), or -1 if it is not one. */
 int ga_hexval(int c);
 

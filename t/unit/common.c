@@ -1,7 +1,7 @@
 /*
  * common.c unit test: the descriptor, hex and zlib helpers that several
- * stages share (ga_write_all, ga_read_full, ga_buf_read_fd, ga_hexval,
- * ga_zlib_strerror).
+ * stages share (ga_write_all, ga_read_full, ga_buf_read_fd,
+ * ga_buf_read_file, ga_hexval, ga_zlib_strerror).
  */
 #include "tap.h"
 
@@ -224,6 +224,28 @@ static void test_buf_read_fd(void)
 	free(want);
 }
 
+static void test_buf_read_file(void)
+{
+	char name[] = "/tmp/garchive-common-XXXXXX";
+	struct ga_buf b = GA_BUF_INIT;
+	int fd = mkstemp(name);
+
+	if (fd < 0 || write(fd, "file\0data", 9) != 9)
+		abort();
+	close(fd);
+	ga_buf_puts(&b, ">");
+	ok(ga_buf_read_file(&b, name) == 0 && b.len == 10 &&
+	   !memcmp(b.ptr, ">file\0data", 10),
+	   "ga_buf_read_file appends the whole file");
+	unlink(name);
+	errno = 0;
+	ok(ga_buf_read_file(&b, name) == -1 && errno == ENOENT &&
+	   b.len == 10, "ga_buf_read_file: -1 with errno, buffer unchanged");
+	ok(ga_buf_read_file(&b, "/") == -1 && errno == EISDIR,
+	   "ga_buf_read_file: errno of a failed read survives the close");
+	ga_buf_release(&b);
+}
+
 static void test_hexval(void)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -267,6 +289,7 @@ int main(void)
 	test_read_full_nonblocking();
 	test_buf_read_fd();
 	test_errors();
+	test_buf_read_file();
 	test_hexval();
 	test_zlib_strerror();
 	return tap_done();
