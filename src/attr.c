@@ -579,19 +579,8 @@ int attr_read_file_as(struct ga_buf *out, const char *path,
 		return GA_ENOTFOUND;
 	}
 	ga_buf_setlen(out, 0);
-	for (;;) {
-		ssize_t n;
-
-		ga_buf_grow(out, 8192);
-		n = read(fd, out->ptr + out->len, out->alloc - out->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* A read error (a directory, say) reads as end of file. */
-		if (n <= 0)
-			break;
-		out->len += (size_t)n;
-		out->ptr[out->len] = '\0';
-	}
+	/* A read error (a directory, say) reads as end of file. */
+	(void)ga_buf_read_fd(out, fd);
 	close(fd);
 	return 0;
 }
