@@ -251,8 +251,7 @@ static struct frame *frame_new(const char *origin, size_t len)
 	return f;
 }
 
-/* Attribute names: [-A-Za-z0-9_.]+ not starting with '-'. */
-static int attr_name_valid(const char *name, size_t len)
+int attr_name_valid(const char *name, size_t len)
 {
 	size_t i;
 
