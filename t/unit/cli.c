@@ -7,6 +7,7 @@
  * destination.  Successful parses are then checked field by field; the
  * extra files against the tail of git's own tar output.
  */
+#include "gitscratch.h"
 #include "tap.h"
 
 #include "garchive/cli.h"
@@ -1079,22 +1080,7 @@ static int setup(void)
 	snprintf(err_path, sizeof(err_path), "%s/git.err", root);
 
 	/* Seal git off from the host, as t/lib.sh does. */
-	setenv("HOME", root, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-	setenv("LC_ALL", "C", 1);
-	setenv("TZ", "UTC", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
-	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
-	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_CONFIG_PARAMETERS");
-	unsetenv("GIT_CONFIG_COUNT");
-	unsetenv("XDG_CONFIG_HOME");
+	scratch_seal_env(root);
 	umask(022);
 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", root, script);
