@@ -48,25 +48,10 @@ struct git_run {
 
 static char *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, alloc = 0, r;
+	struct ga_buf buf = GA_BUF_INIT;
 
-	if (!f)
-		return calloc(1, 1);
-	do {
-		if (n + 4096 + 1 > alloc) {
-			alloc = (n + 4096 + 1) * 2;
-			buf = realloc(buf, alloc);
-		}
-		r = fread(buf + n, 1, 4096, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
+	(void)ga_buf_read_file(&buf, path);
+	return ga_buf_detach(&buf, len);
 }
 
 static void git_run_release(struct git_run *g)

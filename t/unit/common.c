@@ -95,6 +95,26 @@ static void *slow_writer(void *arg)
 	return NULL;
 }
 
+/*
+ * Start a thread that writes `len` bytes of `data` slowly to a pipe and
+ * closes it.  Returns the read end, non-blocking.
+ */
+static int start_slow_writer(pthread_t *t, struct peer *w,
+			     unsigned char *data, size_t len)
+{
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		abort();
+	memset(w, 0, sizeof(*w));
+	w->fd = fds[1];
+	w->data = data;
+	w->len = len;
+	set_nonblock(fds[0]);
+	pthread_create(t, NULL, slow_writer, w);
+	return fds[0];
+}
+
 static void test_write_all_nonblocking(void)
 {
 	unsigned char *want = pattern(BIG);
@@ -124,21 +144,14 @@ static void test_read_full_nonblocking(void)
 {
 	unsigned char *want = pattern(BIG);
 	unsigned char *got = ga_xcalloc(1, BIG + 10);
-	struct peer w = { 0 };
+	struct peer w;
 	pthread_t t;
 	ssize_t n;
-	int fds[2];
+	int fd = start_slow_writer(&t, &w, want, BIG);
 
-	if (pipe(fds) < 0)
-		abort();
-	w.fd = fds[1];
-	w.data = want;
-	w.len = BIG;
-	set_nonblock(fds[0]);
-	pthread_create(&t, NULL, slow_writer, &w);
-	n = ga_read_full(fds[0], got, BIG + 10);
+	n = ga_read_full(fd, got, BIG + 10);
 	pthread_join(t, NULL);
-	close(fds[0]);
+	close(fd);
 	ok(!w.err, "the writer wrote everything");
 	ok(n == BIG, "ga_read_full reads to end of file (%zd)", n);
 	is_mem(got, n < 0 ? 0 : (size_t)n, want, BIG,
@@ -193,21 +206,15 @@ static void test_buf_read_fd(void)
 {
 	unsigned char *want = pattern(BIG);
 	struct ga_buf b = GA_BUF_INIT;
-	struct peer w = { 0 };
+	struct peer w;
 	pthread_t t;
-	int fds[2], error;
+	int fd, fds[2], error;
 
-	if (pipe(fds) < 0)
-		abort();
-	w.fd = fds[1];
-	w.data = want;
-	w.len = BIG;
-	set_nonblock(fds[0]);
 	ga_buf_puts(&b, "head:");
-	pthread_create(&t, NULL, slow_writer, &w);
-	error = ga_buf_read_fd(&b, fds[0]);
+	fd = start_slow_writer(&t, &w, want, BIG);
+	error = ga_buf_read_fd(&b, fd);
 	pthread_join(t, NULL);
-	close(fds[0]);
+	close(fd);
 	ok(!error, "ga_buf_read_fd reads a slow non-blocking pipe");
 	ok(b.len == BIG + 5 && !memcmp(b.ptr, "head:", 5) &&
 	   !memcmp(b.ptr + 5, want, BIG) && b.ptr[b.len] == '\0',

@@ -154,18 +154,9 @@ static void write_file(const char *path, const void *data, size_t len)
 
 static int read_file(struct ga_buf *out, const char *path)
 {
-	char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
 	ga_buf_grow(out, 0);
 	ga_buf_setlen(out, 0);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		ga_buf_put(out, buf, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
+	return ga_buf_read_file(out, path);
 }
 
 /* The report handler prints as main does, to whatever fd 2 is now. */

@@ -50,18 +50,10 @@ static int run(const char *fmt, ...)
 static int slurp(struct ga_buf *out, const char *name)
 {
 	char path[512];
-	char chunk[65536];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", trash, name);
 	ga_buf_setlen(out, 0);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return -1;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		ga_buf_put(out, chunk, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
+	return ga_buf_read_file(out, path);
 }
 
 static int create(const char *name)

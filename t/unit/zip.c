@@ -77,18 +77,9 @@ static int run(const char *fmt, ...)
 
 static int slurp(struct ga_buf *buf, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char tmp[65536];
-	size_t n;
-
 	ga_buf_setlen(buf, 0);
 	ga_buf_put(buf, "", 0);
-	if (!f)
-		return -1;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		ga_buf_put(buf, tmp, n);
-	fclose(f);
-	return 0;
+	return ga_buf_read_file(buf, path);
 }
 
 static void spew(const char *path, const void *data, size_t len)
