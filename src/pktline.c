@@ -180,19 +180,38 @@ int pkt_write(int fd, const void *data, size_t len)
 	return error;
 }
 
-int pkt_write_fmt(int fd, const char *fmt, ...)
+/*
+ * Format one packet and send it in one write().  Returns 0, GA_ERROR for
+ * a line too long (message set), or 1 when the write failed (errno set,
+ * no message: the callers word it as git does).
+ */
+static int write_vfmt(int fd, const char *fmt, va_list ap)
 {
 	struct ga_buf buf = GA_BUF_INIT;
+	int error = pkt_buf_vfmt(&buf, fmt, ap), err = 0;
+
+	if (!error && ga_write_all(fd, buf.ptr, buf.len) < 0) {
+		err = errno;
+		error = 1;
+	}
+	ga_buf_release(&buf);
+	errno = err;
+	return error;
+}
+
+int pkt_write_fmt(int fd, const char *fmt, ...)
+{
 	va_list ap;
 	int error;
 
 	va_start(ap, fmt);
-	error = pkt_buf_vfmt(&buf, fmt, ap);
+	error = write_vfmt(fd, fmt, ap);
 	va_end(ap);
-	if (!error && (error = pkt_write_all(fd, buf.ptr, buf.len)) == -1)
-		error = ga_error_errno(errno,
-				       "packet write with format failed");
-	ga_buf_release(&buf);
+	if (error == 1 && errno == EPIPE)
+		return GA_EPIPE;
+	if (error == 1)
+		return ga_error_errno(errno,
+				      "packet write with format failed");
 	return error;
 }
 
@@ -207,18 +226,14 @@ int pkt_flush(int fd)
 
 int pkt_write_fmt_gently(int fd, const char *fmt, ...)
 {
-	struct ga_buf buf = GA_BUF_INIT;
 	va_list ap;
 	int error;
 
 	va_start(ap, fmt);
-	error = pkt_buf_vfmt(&buf, fmt, ap);
+	error = write_vfmt(fd, fmt, ap);
 	va_end(ap);
-	if (!error && ga_write_all(fd, buf.ptr, buf.len) < 0) {
+	if (error == 1)
 		ga_report(GA_REPORT_ERROR, "packet write with format failed");
-		error = 1;
-	}
-	ga_buf_release(&buf);
 	return error;
 }
 

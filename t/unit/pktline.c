@@ -280,7 +280,14 @@ static void test_write_gently(void)
 	       "error: flush packet write failed\n"
 	       "error: packet write failed: Broken pipe\n",
 	       "with git's error lines");
+	ok(pkt_write_fmt(fds[1], "x\n") == GA_EPIPE,
+	   "pkt_write_fmt: GA_EPIPE when the reader is gone");
 	close(fds[1]);
+	ok(pkt_write_fmt(fds[1], "x\n") == GA_ERROR &&
+	   !strcmp(ga_error_message(), "packet write with format failed: "
+		   "Bad file descriptor"),
+	   "pkt_write_fmt: other write errors are fatal, with git's words");
+	ga_error_clear();
 	ga_set_report_handler(NULL, NULL);
 	ga_buf_release(&reports);
 	free(data);
