@@ -251,8 +251,7 @@ static struct frame *frame_new(const char *origin, size_t len)
 	return f;
 }
 
-/* Attribute names: [-A-Za-z0-9_.]+ not starting with '-'. */
-static int attr_name_valid(const char *name, size_t len)
+int attr_name_valid(const char *name, size_t len)
 {
 	size_t i;
 
@@ -579,19 +578,8 @@ int attr_read_file_as(struct ga_buf *out, const char *path,
 		return GA_ENOTFOUND;
 	}
 	ga_buf_setlen(out, 0);
-	for (;;) {
-		ssize_t n;
-
-		ga_buf_grow(out, 8192);
-		n = read(fd, out->ptr + out->len, out->alloc - out->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* A read error (a directory, say) reads as end of file. */
-		if (n <= 0)
-			break;
-		out->len += (size_t)n;
-		out->ptr[out->len] = '\0';
-	}
+	/* A read error (a directory, say) reads as end of file. */
+	(void)ga_buf_read_fd(out, fd);
 	close(fd);
 	return 0;
 }

@@ -80,6 +80,12 @@ int attr_read_file(struct ga_buf *out, const char *path, int nofollow);
 int attr_read_file_as(struct ga_buf *out, const char *path,
 		      const char *shown, int nofollow);
 
+/*
+ * Whether the `len` bytes at `name` are a valid attribute name, as git's
+ * attr_name_valid(): [-A-Za-z0-9_.]+, not starting with '-'.  1 or 0.
+ */
+int attr_name_valid(const char *name, size_t len);
+
 struct attr_stack;
 
 /*

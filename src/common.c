@@ -1,14 +1,19 @@
 /*
- * common.c: the error slot, diagnostics, allocation and byte buffers.
+ * common.c: the error slot, diagnostics, allocation, byte buffers and
+ * the small I/O and parsing helpers several stages share.
  */
 #include "garchive/common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <git2/errors.h>
+#include <zlib.h>
 
 /*
  * One slot per thread, as libgit2's: a worker's failure never overwrites
@@ -342,6 +347,135 @@ void ga_buf_release(struct ga_buf *buf)
 	free(buf->ptr);
 	buf->ptr = NULL;
 	buf->len = buf->alloc = 0;
+}
+
+/*
+ * Whether a failed read or write with `err` is worth another try: EINTR
+ * at once; EAGAIN once a non-blocking `fd` is ready again (the poll()
+ * result does not matter, the retry finds any lasting error).
+ */
+static int io_retry(int fd, short events, int err)
+{
+	struct pollfd pfd;
+
+	if (err == EINTR)
+		return 1;
+	if (err != EAGAIN && err != EWOULDBLOCK)
+		return 0;
+	pfd.fd = fd;
+	pfd.events = events;
+	(void)poll(&pfd, 1, -1);
+	return 1;
+}
+
+/* Linux moves at most 0x7ffff000 bytes per call anyway. */
+#define IO_CHUNK_MAX ((size_t)1 << 30)
+
+int ga_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		size_t chunk = len < IO_CHUNK_MAX ? len : IO_CHUNK_MAX;
+		ssize_t n = write(fd, p, chunk);
+
+		if (n < 0) {
+			if (io_retry(fd, POLLOUT, errno))
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t ga_read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		size_t want = len - got;
+		ssize_t n = read(fd, p + got,
+				 want < IO_CHUNK_MAX ? want : IO_CHUNK_MAX);
+
+		if (n < 0) {
+			if (io_retry(fd, POLLIN, errno))
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int ga_buf_read_fd(struct ga_buf *buf, int fd)
+{
+	for (;;) {
+		ssize_t n;
+
+		ga_buf_grow(buf, 8192);
+		buf->ptr[buf->len] = '\0';
+		n = read(fd, buf->ptr + buf->len, buf->alloc - buf->len - 1);
+		if (n < 0) {
+			if (io_retry(fd, POLLIN, errno))
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		buf->len += (size_t)n;
+		buf->ptr[buf->len] = '\0';
+	}
+}
+
+int ga_buf_read_file(struct ga_buf *buf, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), error, err;
+
+	if (fd < 0)
+		return -1;
+	error = ga_buf_read_fd(buf, fd);
+	err = errno;
+	close(fd);
+	errno = err;
+	return error;
+}
+
+int ga_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+const char *ga_zlib_strerror(int status)
+{
+	switch (status) {
+	case Z_MEM_ERROR:
+		return "out of memory";
+	case Z_VERSION_ERROR:
+		return "wrong version";
+	case Z_NEED_DICT:
+		return "needs dictionary";
+	case Z_DATA_ERROR:
+		return "data stream error";
+	case Z_STREAM_ERROR:
+		return "stream consistency error";
+	default:
+		return "unknown error";
+	}
 }
 
 int ga_put_octal(char *field, size_t width, uint64_t value)

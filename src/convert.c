@@ -29,6 +29,7 @@
 #include "attr.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "pktline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,10 +70,6 @@ enum auto_crlf { AUTO_CRLF_FALSE, AUTO_CRLF_TRUE, AUTO_CRLF_INPUT };
 /* core.eol; "native" is LF on the Unix builds of git we imitate. */
 enum eol { EOL_UNSET, EOL_CRLF, EOL_LF };
 #define EOL_NATIVE EOL_LF
-
-/* pkt-line limits (git's pkt-line.h). */
-#define PKT_MAX 65520			/* LARGE_PACKET_MAX */
-#define PKT_DATA_MAX (PKT_MAX - 4)	/* LARGE_PACKET_DATA_MAX */
 
 #define CAP_CLEAN	(1u << 0)
 #define CAP_SMUDGE	(1u << 1)
@@ -1138,191 +1135,24 @@ done:
 }
 
 /*
- * pkt-line, with git 2.39's messages
+ * subprocess_read_status: the last "status=" of a list wins.  A flush,
+ * an empty packet or the end of input (*eof) ends the list.
  */
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void set_header(char *hdr, size_t size)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	hdr[0] = hex[(size >> 12) & 15];
-	hdr[1] = hex[(size >> 8) & 15];
-	hdr[2] = hex[(size >> 4) & 15];
-	hdr[3] = hex[size & 15];
-}
-
-/*
- * packet_write_fmt_gently for "<key><value>\n": our lines are far below
- * the packet limit.  One write per packet, as git.
- */
-static int pkt_write_line(int fd, const char *key, const char *value)
-{
-	struct ga_buf buf = GA_BUF_INIT;
-	int error = 0;
-
-	ga_buf_put(&buf, "0000", 4);
-	ga_buf_puts(&buf, key);
-	if (value)
-		ga_buf_puts(&buf, value);
-	ga_buf_putc(&buf, '\n');
-	set_header(buf.ptr, buf.len);
-	if (write_all(fd, buf.ptr, buf.len) < 0)
-		error = -1;
-	ga_buf_release(&buf);
-	if (error)
-		ga_report(GA_REPORT_ERROR, "packet write with format failed");
-	return error;
-}
-
-static int pkt_flush(int fd)
-{
-	if (write_all(fd, "0000", 4) < 0) {
-		ga_report(GA_REPORT_ERROR, "flush packet write failed");
-		return -1;
-	}
-	return 0;
-}
-
-/* write_packetized_from_buf_no_flush: header and data, per packet. */
-static int pkt_write_data(int fd, const unsigned char *src, size_t len)
-{
-	char hdr[4];
-	size_t n;
-
-	while (len) {
-		n = len > PKT_DATA_MAX ? PKT_DATA_MAX : len;
-		set_header(hdr, n + 4);
-		if (write_all(fd, hdr, 4) < 0 || write_all(fd, src, n) < 0) {
-			ga_report(GA_REPORT_ERROR, "packet write failed: %s",
-				  strerror(errno));
-			return -1;
-		}
-		src += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* read_in_full: -1 on error, else the count (short only at EOF). */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = read(fd, p + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * packet_read with PACKET_READ_GENTLE_ON_EOF: *len_out is the payload
- * length (0 for a flush, delim or empty packet) or -1 at end of file.
- * What git dies of (a bad length, a read error) returns GA_ERROR.
- * `size` is the buffer git would read into; the payload is NUL-ended.
- */
-static int pkt_read(int fd, char *buf, size_t size, int chomp, int *len_out)
-{
-	char hdr[4];
-	ssize_t n;
-	int len, i, d;
-
-	*len_out = -1;
-	n = read_full(fd, hdr, 4);
-	if (n < 0)
-		return ga_error_errno(errno, "read error");
-	if (n < 4)
-		return 0;
-	len = 0;
-	for (i = 0; i < 4; i++) {
-		if ((d = hexval((unsigned char)hdr[i])) < 0)
-			return ga_error_set("protocol error: bad line length character: %.4s",
-					    hdr);
-		len = (len << 4) | d;
-	}
-	if (len < 3) {
-		*len_out = 0;	/* flush, delim, response end */
-		return 0;
-	}
-	if (len == 3)
-		return ga_error_set("protocol error: bad line length %d", len);
-	len -= 4;
-	if ((size_t)len >= size)
-		return ga_error_set("protocol error: bad line length %d", len);
-	n = read_full(fd, buf, (size_t)len);
-	if (n < 0)
-		return ga_error_errno(errno, "read error");
-	if (n < len)
-		return 0;
-	if (chomp && len && buf[len - 1] == '\n')
-		len--;
-	buf[len] = '\0';
-	*len_out = len;
-	return 0;
-}
-
-/* packet_read_line: a line, NULL for a flush; dies at end of file. */
-static int pkt_read_line(int fd, char *buf, char **line)
-{
-	int len, error;
-
-	if ((error = pkt_read(fd, buf, PKT_MAX, 1, &len)) < 0)
-		return error;
-	if (len < 0)
-		return ga_error_set("the remote end hung up unexpectedly");
-	*line = len > 0 ? buf : NULL;
-	return 0;
-}
-
-/* subprocess_read_status: the last "status=" of a list wins. */
 static int read_status(int fd, struct ga_buf *status, int *eof)
 {
 	char *buf = ga_xmalloc(PKT_MAX);
-	int len, error;
+	size_t len;
+	int ret;
 
 	*eof = 0;
 	for (;;) {
-		if ((error = pkt_read(fd, buf, PKT_MAX, 1, &len)) < 0)
+		ret = pkt_read(fd, buf, PKT_MAX, &len,
+			       PKT_CHOMP_NEWLINE | PKT_GENTLE_ON_EOF);
+		if (ret < 0)
 			break;
-		if (len < 0)
+		if (ret == PKT_EOF)
 			*eof = 1;
-		if (len <= 0)
+		if (!len)
 			break;
 		if (!strncmp(buf, "status=", 7)) {
 			ga_buf_setlen(status, 0);
@@ -1330,29 +1160,7 @@ static int read_status(int fd, struct ga_buf *status, int *eof)
 		}
 	}
 	free(buf);
-	return error;
-}
-
-/* read_packetized_to_strbuf; *eof when the stream ended early. */
-static int read_packetized(int fd, struct ga_buf *out, int *eof)
-{
-	int len, error;
-
-	*eof = 0;
-	for (;;) {
-		ga_buf_grow(out, PKT_DATA_MAX + 1);
-		error = pkt_read(fd, out->ptr + out->len, PKT_DATA_MAX + 1, 0,
-				 &len);
-		if (error < 0)
-			return error;
-		if (len < 0)
-			*eof = 1;
-		if (len <= 0)
-			break;
-		out->len += (size_t)len;
-	}
-	out->ptr[out->len] = '\0';
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -1401,20 +1209,21 @@ static int handshake_version(struct subprocess *sp, char *buf, int *fatal)
 	long version;
 	int in = sp->child.in, out = sp->child.out;
 
-	if (pkt_write_line(in, "git-filter-client", NULL) < 0) {
+	/* Our lines are far shorter than a packet: no fatal error here. */
+	if (pkt_write_fmt_gently(in, "git-filter-client\n")) {
 		ga_report(GA_REPORT_ERROR,
 			  "Could not write client identification");
 		return -1;
 	}
-	if (pkt_write_line(in, "version=2", NULL) < 0) {
+	if (pkt_write_fmt_gently(in, "version=2\n")) {
 		ga_report(GA_REPORT_ERROR, "Could not write requested version");
 		return -1;
 	}
-	if (pkt_flush(in) < 0) {
+	if (pkt_flush_gently(in)) {
 		ga_report(GA_REPORT_ERROR, "Could not write flush packet");
 		return -1;
 	}
-	if ((*fatal = pkt_read_line(out, buf, &line)) < 0)
+	if ((*fatal = pkt_read_line(out, buf, PKT_MAX, &line)) < 0)
 		return -1;
 	if (!line || strcmp(line, "git-filter-server")) {
 		ga_report(GA_REPORT_ERROR,
@@ -1422,7 +1231,7 @@ static int handshake_version(struct subprocess *sp, char *buf, int *fatal)
 			  line ? line : "<flush packet>");
 		return -1;
 	}
-	if ((*fatal = pkt_read_line(out, buf, &line)) < 0)
+	if ((*fatal = pkt_read_line(out, buf, PKT_MAX, &line)) < 0)
 		return -1;
 	p = line && !strncmp(line, "version=", 8) ? line + 8 : NULL;
 	errno = 0;
@@ -1433,7 +1242,7 @@ static int handshake_version(struct subprocess *sp, char *buf, int *fatal)
 			  line ? line : "<flush packet>");
 		return -1;
 	}
-	if ((*fatal = pkt_read_line(out, buf, &line)) < 0)
+	if ((*fatal = pkt_read_line(out, buf, PKT_MAX, &line)) < 0)
 		return -1;
 	if (line) {
 		ga_report(GA_REPORT_ERROR,
@@ -1464,19 +1273,20 @@ static int handshake_capabilities(struct subprocess *sp, char *buf,
 	size_t i;
 
 	for (i = 0; i < GA_ARRAY_SIZE(caps); i++) {
-		if (pkt_write_line(sp->child.in, "capability=",
-				   caps[i].name) < 0) {
+		if (pkt_write_fmt_gently(sp->child.in, "capability=%s\n",
+					 caps[i].name)) {
 			ga_report(GA_REPORT_ERROR,
 				  "Could not write requested capability");
 			return -1;
 		}
 	}
-	if (pkt_flush(sp->child.in) < 0) {
+	if (pkt_flush_gently(sp->child.in)) {
 		ga_report(GA_REPORT_ERROR, "Could not write flush packet");
 		return -1;
 	}
 	for (;;) {
-		if ((*fatal = pkt_read_line(sp->child.out, buf, &line)) < 0)
+		if ((*fatal = pkt_read_line(sp->child.out, buf, PKT_MAX,
+					    &line)) < 0)
 			return -1;
 		if (!line)
 			break;
@@ -1534,35 +1344,41 @@ fail:
 	return NULL;
 }
 
-/* Write one smudge request: metadata, then the content. */
+/*
+ * Write one smudge request: metadata, then the content.  Returns 0, 1
+ * after git's "error:" line for a write that failed, or GA_ERROR for a
+ * line too long for a packet, which git dies of.
+ */
 static int send_request(struct convert *conv, struct subprocess *sp,
 			const char *path, const char *oid_hex,
 			const unsigned char *src, size_t len)
 {
 	const struct convert_meta *meta = conv->meta;
-	int in = sp->child.in;
+	int in = sp->child.in, error;
 
-	if (pkt_write_line(in, "command=smudge", NULL) < 0)
-		return -1;
+	if ((error = pkt_write_fmt_gently(in, "command=smudge\n")))
+		return error;
 	if (strlen(path) > PKT_DATA_MAX - strlen("pathname=\n")) {
 		ga_report(GA_REPORT_ERROR,
 			  "path name too long for external filter");
-		return -1;
+		return 1;
 	}
-	if (pkt_write_line(in, "pathname=", path) < 0)
-		return -1;
-	if (meta && meta->ref && pkt_write_line(in, "ref=", meta->ref) < 0)
-		return -1;
+	if ((error = pkt_write_fmt_gently(in, "pathname=%s\n", path)))
+		return error;
+	if (meta && meta->ref &&
+	    (error = pkt_write_fmt_gently(in, "ref=%s\n", meta->ref)))
+		return error;
 	if (meta && meta->treeish &&
-	    pkt_write_line(in, "treeish=", meta->treeish) < 0)
-		return -1;
-	if (oid_hex && pkt_write_line(in, "blob=", oid_hex) < 0)
-		return -1;
-	if (pkt_flush(in) < 0)
-		return -1;
-	if (pkt_write_data(in, src, len) < 0)
-		return -1;
-	return pkt_flush(in);
+	    (error = pkt_write_fmt_gently(in, "treeish=%s\n",
+					  meta->treeish)))
+		return error;
+	if (oid_hex &&
+	    (error = pkt_write_fmt_gently(in, "blob=%s\n", oid_hex)))
+		return error;
+	if ((error = pkt_flush_gently(in)) ||
+	    (error = pkt_write_data_gently(in, src, len)))
+		return error;
+	return pkt_flush_gently(in);
 }
 
 /*
@@ -1589,16 +1405,22 @@ static int apply_process_filter(struct convert *conv, struct ga_buf *dst,
 	if (!(sp->caps & CAP_SMUDGE))
 		return 0;
 
-	err = send_request(conv, sp, path, oid_hex, src, len) < 0;
+	err = send_request(conv, sp, path, oid_hex, src, len);
+	if (err < 0) {
+		fatal = err;
+		goto done;
+	}
 	if (!err) {
 		if ((fatal = read_status(sp->child.out, &status, &eof)) < 0)
 			goto done;
 		err = eof || !status.ptr || strcmp(status.ptr, "success");
 	}
 	if (!err) {
-		if ((fatal = read_packetized(sp->child.out, &out, &eof)) < 0)
+		fatal = pkt_read_packetized(sp->child.out, &out,
+					    PKT_GENTLE_ON_EOF);
+		if (fatal < 0)
 			goto done;
-		err = eof;
+		err = fatal == PKT_EOF;
 	}
 	if (!err) {
 		/* The status is not reset: an empty list keeps "success". */

@@ -59,29 +59,6 @@ struct fd_sink {
 	int fd;
 };
 
-/* Write everything; returns 0 or the errno of the failed write. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		/* Linux moves at most 0x7ffff000 bytes per call anyway. */
-		size_t chunk = len < (1u << 30) ? len : (1u << 30);
-		ssize_t n = write(fd, p, chunk);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (n == 0)
-			return EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* git's write_or_die(): EPIPE is the reader leaving, anything else fatal. */
 static int write_error(int err)
 {
@@ -94,9 +71,10 @@ static int write_error(int err)
 static int fd_write(struct sink *s, const void *buf, size_t len)
 {
 	struct fd_sink *f = (struct fd_sink *)s;
-	int err = write_all(f->fd, buf, len);
 
-	return err ? write_error(err) : 0;
+	if (ga_write_all(f->fd, buf, len) < 0)
+		return write_error(errno);
+	return 0;
 }
 
 static int fd_finish(struct sink *s)
@@ -188,25 +166,6 @@ struct zlib_sink {
 	int thread_code;	/* the thread's error code, 0 when none */
 	char *thread_msg;	/* and its message */
 };
-
-/* git's zerr_to_string(), for messages worded like git's. */
-static const char *zerr_string(int status)
-{
-	switch (status) {
-	case Z_MEM_ERROR:
-		return "out of memory";
-	case Z_VERSION_ERROR:
-		return "wrong version";
-	case Z_NEED_DICT:
-		return "needs dictionary";
-	case Z_DATA_ERROR:
-		return "data stream error";
-	case Z_STREAM_ERROR:
-		return "stream consistency error";
-	default:
-		return "unknown error";
-	}
-}
 
 static void zlib_reset_slot(struct zlib_sink *z)
 {
@@ -523,7 +482,7 @@ int filter_open_zlib(struct sink **out, int level, struct sink *next,
 			      Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 	if (status != Z_OK) {
 		error = ga_error_set("deflateInit2: %s (%s)",
-				     zerr_string(status),
+				     ga_zlib_strerror(status),
 				     z->zs.msg ? z->zs.msg : "no message");
 		goto done;
 	}
@@ -536,7 +495,7 @@ int filter_open_zlib(struct sink **out, int level, struct sink *next,
 	z->gzhead.os = 3;
 	if ((status = deflateSetHeader(&z->zs, &z->gzhead)) != Z_OK) {
 		error = ga_error_set("deflateSetHeader: %s",
-				     zerr_string(status));
+				     ga_zlib_strerror(status));
 		goto done;
 	}
 	zlib_reset_slot(z);
@@ -825,8 +784,9 @@ static int child_write(struct sink *s, const void *buf, size_t len)
 	if (c->failed || c->in < 0)
 		return ga_error_set("write to a finished '%s' filter",
 				    c->display);
-	if (!(err = write_all(c->in, buf, len)))
+	if (!ga_write_all(c->in, buf, len))
 		return 0;
+	err = errno;
 	c->failed = 1;
 	if (err != EPIPE)
 		return ga_error_errno(err, "write error");

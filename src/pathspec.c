@@ -153,24 +153,6 @@ static void item_release(struct item *it)
 	memset(it, 0, sizeof(*it));
 }
 
-/* The part of git_attr_name validity that pathspecs use. */
-static int attr_name_ok(const char *name)
-{
-	size_t i;
-
-	if (!*name || *name == '-')
-		return 0;
-	for (i = 0; name[i]; i++) {
-		char c = name[i];
-
-		if (!(c == '-' || c == '.' || c == '_' ||
-		      (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-		      (c >= 'A' && c <= 'Z')))
-			return 0;
-	}
-	return 1;
-}
-
 /* git's attr_value_unescape(): drop backslashes, allow [A-Za-z0-9,-_]. */
 static int unescape_value(char **out, const char *v)
 {
@@ -245,7 +227,7 @@ static int parse_attr_spec(struct item *it, const char *spec)
 		}
 		name = ga_xstrndup(a, nlen);
 		free(word);
-		if (!attr_name_ok(name)) {
+		if (!attr_name_valid(name, nlen)) {
 			free(req.value);
 			ret = ga_error_set("invalid attribute name %s", name);
 			free(name);

@@ -21,59 +21,15 @@
 
 int pkt_write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			if (errno == EPIPE)
-				return GA_EPIPE;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Returns the bytes read (short only at EOF), or -1 with errno set. */
-static ssize_t read_full(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -1;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	if (!ga_write_all(fd, buf, len))
+		return 0;
+	return errno == EPIPE ? GA_EPIPE : -1;
 }
 
 /* 0: all `len` bytes; 1: EOF first; or an error code. */
 static int read_packet_data(int fd, char *buf, size_t len, unsigned flags)
 {
-	ssize_t n = read_full(fd, buf, len);
+	ssize_t n = ga_read_full(fd, buf, len);
 
 	if (n < 0)
 		return ga_error_errno(errno, "read error");
@@ -95,7 +51,7 @@ int pkt_read(int fd, char *buf, size_t size, size_t *len, unsigned flags)
 		return error < 0 ? error : PKT_EOF;
 	linelen[4] = '\0';
 	for (i = 0; i < 4; i++) {
-		int v = hexval((unsigned char)linelen[i]);
+		int v = ga_hexval((unsigned char)linelen[i]);
 
 		if (v < 0)
 			return ga_error_set("protocol error: bad line length "
@@ -124,6 +80,35 @@ int pkt_read(int fd, char *buf, size_t size, size_t *len, unsigned flags)
 	if ((flags & PKT_DIE_ON_ERR) && !strncmp(buf, "ERR ", 4))
 		return ga_error_set("remote error: %s", buf + 4);
 	return PKT_NORMAL;
+}
+
+int pkt_read_line(int fd, char *buf, size_t size, char **line)
+{
+	size_t len;
+	int status = pkt_read(fd, buf, size, &len, PKT_CHOMP_NEWLINE);
+
+	*line = status >= 0 && len ? buf : NULL;
+	return status < 0 ? status : 0;
+}
+
+int pkt_read_packetized(int fd, struct ga_buf *out, unsigned flags)
+{
+	size_t len;
+	int status;
+
+	for (;;) {
+		/* The payload and pkt_read()'s NUL fit in what is grown. */
+		ga_buf_grow(out, PKT_DATA_MAX + 1);
+		status = pkt_read(fd, out->ptr + out->len, PKT_DATA_MAX + 1,
+				  &len, flags);
+		if (status < 0)
+			return status;
+		if (!len)
+			break;
+		out->len += len;
+	}
+	out->ptr[out->len] = '\0';
+	return status == PKT_EOF ? PKT_EOF : 0;
 }
 
 static void set_header(char *hdr, size_t len)
@@ -195,19 +180,38 @@ int pkt_write(int fd, const void *data, size_t len)
 	return error;
 }
 
-int pkt_write_fmt(int fd, const char *fmt, ...)
+/*
+ * Format one packet and send it in one write().  Returns 0, GA_ERROR for
+ * a line too long (message set), or 1 when the write failed (errno set,
+ * no message: the callers word it as git does).
+ */
+static int write_vfmt(int fd, const char *fmt, va_list ap)
 {
 	struct ga_buf buf = GA_BUF_INIT;
+	int error = pkt_buf_vfmt(&buf, fmt, ap), err = 0;
+
+	if (!error && ga_write_all(fd, buf.ptr, buf.len) < 0) {
+		err = errno;
+		error = 1;
+	}
+	ga_buf_release(&buf);
+	errno = err;
+	return error;
+}
+
+int pkt_write_fmt(int fd, const char *fmt, ...)
+{
 	va_list ap;
 	int error;
 
 	va_start(ap, fmt);
-	error = pkt_buf_vfmt(&buf, fmt, ap);
+	error = write_vfmt(fd, fmt, ap);
 	va_end(ap);
-	if (!error && (error = pkt_write_all(fd, buf.ptr, buf.len)) == -1)
-		error = ga_error_errno(errno,
-				       "packet write with format failed");
-	ga_buf_release(&buf);
+	if (error == 1 && errno == EPIPE)
+		return GA_EPIPE;
+	if (error == 1)
+		return ga_error_errno(errno,
+				      "packet write with format failed");
 	return error;
 }
 
@@ -218,6 +222,50 @@ int pkt_flush(int fd)
 	if (error == -1)
 		return ga_error_errno(errno, "unable to write flush packet");
 	return error;
+}
+
+int pkt_write_fmt_gently(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	error = write_vfmt(fd, fmt, ap);
+	va_end(ap);
+	if (error == 1)
+		ga_report(GA_REPORT_ERROR, "packet write with format failed");
+	return error;
+}
+
+int pkt_flush_gently(int fd)
+{
+	if (ga_write_all(fd, "0000", 4) < 0) {
+		ga_report(GA_REPORT_ERROR, "flush packet write failed");
+		return 1;
+	}
+	return 0;
+}
+
+int pkt_write_data_gently(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	char hdr[4];
+
+	while (len) {
+		size_t n = len < PKT_DATA_MAX ? len : PKT_DATA_MAX;
+
+		/* Header and payload apart, so the data is never copied. */
+		set_header(hdr, n + 4);
+		if (ga_write_all(fd, hdr, 4) < 0 ||
+		    ga_write_all(fd, p, n) < 0) {
+			ga_report(GA_REPORT_ERROR, "packet write failed: %s",
+				  strerror(errno));
+			return 1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
 }
 
 int sideband_send(int fd, int band, const void *data, size_t len)

@@ -57,6 +57,22 @@ enum pkt_status {
  */
 int pkt_read(int fd, char *buf, size_t size, size_t *len, unsigned flags);
 
+/*
+ * git's packet_read_line(): one packet read with PKT_CHOMP_NEWLINE into
+ * `buf` (of `size` bytes).  *line is the payload, or NULL for a flush or
+ * any other packet with nothing left in it.  The end of input is fatal.
+ * Returns 0 or a negative error code (*line NULL), as pkt_read().
+ */
+int pkt_read_line(int fd, char *buf, size_t size, char **line);
+
+/*
+ * git's read_packetized_to_strbuf(): append the payloads of packets to
+ * `out` until a flush (or an empty packet), NUL-terminated.  Returns 0,
+ * PKT_EOF if the input ended first (only with PKT_GENTLE_ON_EOF in
+ * `flags`; what was read stays in `out`), or a negative error code.
+ */
+int pkt_read_packetized(int fd, struct ga_buf *out, unsigned flags);
+
 /* Write one packet with `len` (<= PKT_DATA_MAX) payload bytes. */
 int pkt_write(int fd, const void *data, size_t len);
 
@@ -66,6 +82,26 @@ int pkt_write_fmt(int fd, const char *fmt, ...)
 
 /* Write a flush packet. */
 int pkt_flush(int fd);
+
+/*
+ * The writers of git's long-running process protocol, which fail
+ * gently as git's packet_write_fmt_gently(), packet_flush_gently() and
+ * write_packetized_from_buf_no_flush(): a failed write is reported
+ * through ga_report() as git's "error:" line ("packet write with format
+ * failed", "flush packet write failed", "packet write failed:
+ * <strerror>") and returns 1, for the caller to give up on the process
+ * and carry on.  0 when all is written.  Only what git dies of is a
+ * negative code: a formatted line longer than a packet ("protocol
+ * error: impossibly long line").
+ *
+ * pkt_write_fmt_gently() writes each packet in one write(), as git.
+ * pkt_write_data_gently() splits `len` bytes into as many packets as
+ * needed, without a flush.
+ */
+int pkt_write_fmt_gently(int fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int pkt_flush_gently(int fd);
+int pkt_write_data_gently(int fd, const void *data, size_t len);
 
 /*
  * The same packets appended to a buffer, for a caller that sends a

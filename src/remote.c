@@ -532,30 +532,21 @@ int remote_get_tar_commit_id(int *found, int in_fd, int out_fd)
 	char buf[2 * TAR_RECORD];
 	char content[TAR_RECORD + 1];
 	const char *comment;
-	size_t got = 0;
+	ssize_t got;
 	char *end;
 	long len;
 	int error;
 
 	*found = 0;
-	while (got < sizeof(buf)) {
-		ssize_t n = read(in_fd, buf + got, sizeof(buf) - got);
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return ga_error_errno(errno, "git get-tar-commit-id: "
-					      "read error");
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
+	got = ga_read_full(in_fd, buf, sizeof(buf));
+	if (got < 0)
+		return ga_error_errno(errno, "git get-tar-commit-id: "
+				      "read error");
 	/*
 	 * git reports a stale errno here; in practice it is the ENOENT
 	 * left by its search for configuration files.
 	 */
-	if (got != sizeof(buf))
+	if ((size_t)got != sizeof(buf))
 		return ga_error_errno(ENOENT, "git get-tar-commit-id: EOF "
 				      "before reading tar header");
 	/* The ustar typeflag: 'g' is a pax global header. */

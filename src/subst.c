@@ -73,17 +73,6 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -1275,23 +1264,6 @@ static void mailmap_read_file_data(struct mailmap *map, const char *data,
 	}
 }
 
-static int read_fd_all(int fd, struct ga_buf *out)
-{
-	char tmp[8192];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, tmp, sizeof(tmp));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return 0;
-		ga_buf_put(out, tmp, (size_t)n);
-	}
-}
-
 static void mailmap_read_file(struct mailmap *map, const char *path,
 			      const char *shown, int nofollow)
 {
@@ -1306,7 +1278,7 @@ static void mailmap_read_file(struct mailmap *map, const char *path,
 				  strerror(errno));
 		return;
 	}
-	if (read_fd_all(fd, &data) == 0)
+	if (ga_buf_read_fd(&data, fd) == 0)
 		mailmap_read_file_data(map, buf_cstr(&data, 0), data.len);
 	close(fd);
 	ga_buf_release(&data);
@@ -1396,17 +1368,6 @@ static uint32_t get_be32(const unsigned char *p)
 	       ((uint32_t)p[2] << 8) | p[3];
 }
 
-static int read_file_all(const char *path, struct ga_buf *out)
-{
-	int fd = open(path, O_RDONLY), error;
-
-	if (fd < 0)
-		return -1;
-	error = read_fd_all(fd, out);
-	close(fd);
-	return error;
-}
-
 struct strlist {
 	char **items;
 	size_t nr, alloc;
@@ -1464,7 +1425,7 @@ static void add_object_dir(struct strlist *dirs, const char *path,
 	if (depth > 5)
 		return;
 	file = ga_xstrfmt("%s/info/alternates", real);
-	if (read_file_all(file, &alt) == 0 && alt.len) {
+	if (ga_buf_read_file(&alt, file) == 0 && alt.len) {
 		char *text = ga_xstrndup(alt.ptr, alt.len);
 
 		for (line = text; *line;) {
@@ -1493,7 +1454,7 @@ static int read_midx(const char *path, unsigned long *count,
 	uint32_t nr_chunks, nr_packs, i;
 	int error = -1;
 
-	if (read_file_all(path, &data) < 0 || data.len < 12 + 20)
+	if (ga_buf_read_file(&data, path) < 0 || data.len < 12 + 20)
 		goto done;
 	p = (const unsigned char *)data.ptr;
 	if (get_be32(p) != 0x4d494458 || p[4] != 1 || p[5] != 1)
@@ -1548,7 +1509,7 @@ static long idx_object_count(const char *path)
 	long result = -1;
 	int i, v2;
 
-	if (read_file_all(path, &data) < 0 || data.len < 4 * 256 + 40)
+	if (ga_buf_read_file(&data, path) < 0 || data.len < 4 * 256 + 40)
 		goto done;
 	p = (const unsigned char *)data.ptr;
 	v2 = get_be32(p) == 0xff744f63;
@@ -1825,7 +1786,7 @@ static void run_git(struct subst *s, const char *const *args, size_t nr,
 	if (pid > 0) {
 		int status;
 
-		read_fd_all(fds[0], out);
+		(void)ga_buf_read_fd(out, fds[0]);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -1871,7 +1832,7 @@ static int parse_hex_oid(git_oid *oid, const char *hex, const char **end)
 	int i;
 
 	for (i = 0; i < SUBST_HEXSZ; i++)
-		if (hexval((unsigned char)hex[i]) < 0)
+		if (ga_hexval((unsigned char)hex[i]) < 0)
 			return -1;
 	if (git_oid_fromstrn(oid, hex, SUBST_HEXSZ) < 0)
 		return -1;
@@ -1895,7 +1856,7 @@ static void load_grafts(struct subst *s)
 	s->grafts_loaded = 1;
 	path = env ? ga_xstrdup(env)
 		   : path_in(git_repository_commondir(s->repo), "info/grafts");
-	if (read_file_all(path, &data) == 0 && data.len) {
+	if (ga_buf_read_file(&data, path) == 0 && data.len) {
 		text = ga_xstrndup(data.ptr, data.len);
 		for (line = text; *line && s->graft == GRAFT_NONE;) {
 			char *end = strchrnul(line, '\n'), *e;
@@ -1938,7 +1899,7 @@ static void load_grafts(struct subst *s)
 	ga_buf_release(&data);
 
 	path = path_in(git_repository_commondir(s->repo), "shallow");
-	if (read_file_all(path, &data) == 0 && data.len) {
+	if (ga_buf_read_file(&data, path) == 0 && data.len) {
 		text = ga_xstrndup(data.ptr, data.len);
 		for (line = text; *line;) {
 			char *end = strchrnul(line, '\n');
@@ -2815,7 +2776,8 @@ struct color {
 
 static int hex_byte(const char *in, int *out)
 {
-	int hi = hexval((unsigned char)in[0]), lo = hexval((unsigned char)in[1]);
+	int hi = ga_hexval((unsigned char)in[0]);
+	int lo = ga_hexval((unsigned char)in[1]);
 
 	if (hi < 0 || lo < 0)
 		return -1;
@@ -3140,10 +3102,10 @@ static size_t expand_literal(struct ga_buf *sb, const char *ph)
 		ga_buf_putc(sb, '\n');
 		return 1;
 	case 'x':
-		hi = hexval((unsigned char)ph[1]);
+		hi = ga_hexval((unsigned char)ph[1]);
 		if (hi < 0)
 			return 0;
-		lo = hexval((unsigned char)ph[2]);
+		lo = ga_hexval((unsigned char)ph[2]);
 		if (lo < 0)
 			return 0;
 		ga_buf_putc(sb, (hi << 4) | lo);

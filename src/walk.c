@@ -927,27 +927,6 @@ static void fake_oid_hex(char *out, size_t hexsz, size_t index)
 	out[hexsz] = '\0';
 }
 
-static int read_file(struct ga_buf *out, const char *path)
-{
-	char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		ga_buf_put(out, buf, (size_t)n);
-	}
-	close(fd);
-	return 0;
-}
-
 static int extra_entry(struct walk *w)
 {
 	const struct extra_file *x = &w->opts->extras[w->extra_next++];
@@ -963,7 +942,7 @@ static int extra_entry(struct walk *w)
 	w->entry.path_len = w->path.len;
 
 	if (x->disk_path) {
-		if (read_file(&w->content, x->disk_path) < 0)
+		if (ga_buf_read_file(&w->content, x->disk_path) < 0)
 			return ga_error_code(GA_EARCHIVE, "cannot read '%s': %s",
 					     x->display_path, strerror(errno));
 		give_content(w);

@@ -342,24 +342,6 @@ static int path_utf8_state(const char *path, size_t len)
 	return ascii ? 0 : 1;
 }
 
-static const char *zerr_string(int status)
-{
-	switch (status) {
-	case Z_MEM_ERROR:
-		return "out of memory";
-	case Z_VERSION_ERROR:
-		return "wrong version";
-	case Z_NEED_DICT:
-		return "needs dictionary";
-	case Z_DATA_ERROR:
-		return "data stream error";
-	case Z_STREAM_ERROR:
-		return "stream consistency error";
-	default:
-		return "unknown error";
-	}
-}
-
 /* git_deflate_init_raw(): raw deflate, 32 KiB window, default memLevel. */
 static int deflate_init(z_stream *zs, int level)
 {
@@ -370,7 +352,7 @@ static int deflate_init(z_stream *zs, int level)
 			      Z_DEFAULT_STRATEGY);
 	if (status == Z_OK)
 		return 0;
-	return ga_error_set("deflateInit2: %s (%s)", zerr_string(status),
+	return ga_error_set("deflateInit2: %s (%s)", ga_zlib_strerror(status),
 			    zs->msg ? zs->msg : "no message");
 }
 

@@ -11,12 +11,6 @@
 # HEAD has a directory "sub") and at HEAD run from sub/.  same_in_bare
 # does the same in a bare repository (no work tree, no subdirectory).
 
-# Archives of a tree carry "now": retry once when the second turned
-# between the two runs, as the conformance harness does.
-test_same_as_git_now () {
-	test_same_as_git "$@" || test_same_as_git "$@"
-}
-
 # A comparison that says which one failed.
 same_form_ () {
 	test_same_as_git_now "$@" && return 0
@@ -56,8 +50,11 @@ forms_args_ () {
 	done
 }
 
-# same_in_forms [OPTION...] [-- PATHSPEC...]
-same_in_forms () {
+# same_in_forms_ SUBDIR [OPTION...] [-- PATHSPEC...]: the comparisons,
+# from sub/ too when SUBDIR is not empty.
+same_in_forms_ () {
+	forms_subdir_=$1 &&
+	shift &&
 	forms_args_ "$@" &&
 	git tag -f -a -m "forms" forms-tag HEAD >/dev/null &&
 	has_sub= &&
@@ -73,7 +70,7 @@ same_in_forms () {
 				eval "same_form_ --format=\$fmt \$wt $forms_opts_ \
 					\$forms_t_ $forms_ps_" || return 1
 			done &&
-			if test -n "$has_sub"; then
+			if test -n "$forms_subdir_" && test -n "$has_sub"; then
 				(
 					cd sub &&
 					eval "same_form_ --format=\$fmt \$wt \
@@ -84,45 +81,15 @@ same_in_forms () {
 	done
 }
 
+# same_in_forms [OPTION...] [-- PATHSPEC...]
+same_in_forms () {
+	same_in_forms_ t "$@"
+}
+
 # same_in_bare [OPTION...] [-- PATHSPEC...]: the same in a bare
 # repository, which has no work tree to run from.
 same_in_bare () {
-	forms_args_ "$@" &&
-	git tag -f -a -m "forms" forms-tag HEAD >/dev/null &&
-	has_sub= &&
-	if test "$(git cat-file -t HEAD:sub 2>/dev/null)" = tree; then
-		has_sub=t
-	fi &&
-	forms_tree_=$(git rev-parse HEAD^{tree}) &&
-	for fmt in tar zip; do
-		for wt in "" --worktree-attributes; do
-			for forms_t_ in HEAD forms-tag $forms_tree_ \
-				${has_sub:+HEAD:sub}
-			do
-				eval "same_form_ --format=\$fmt \$wt $forms_opts_ \
-					\$forms_t_ $forms_ps_" || return 1
-			done
-		done
-	done
-}
-
-# same_failure_as_git ARGS...: test_same_as_git without the stdout
-# bytes, for runs that die mid-archive: git has written what it wrote
-# before dying (whole zip entries, whole 10240-byte tar records), while
-# garchive drops what it still holds.
-same_failure_as_git () {
-	git archive "$@" >expect.out 2>expect.err
-	expect_code=$?
-	garchive "$@" >actual.out 2>actual.err
-	actual_code=$?
-	diagnostics expect.err >expect.diag
-	diagnostics actual.err >actual.diag
-	if test $expect_code != $actual_code; then
-		echo >&2 "exit status: git $expect_code, garchive $actual_code ($*)"
-		cat actual.err >&2
-		return 1
-	fi
-	test_cmp expect.diag actual.diag
+	same_in_forms_ "" "$@"
 }
 
 # config_param KEY VALUE: one 'key'='value' item of GIT_CONFIG_PARAMETERS,

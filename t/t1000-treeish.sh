@@ -2,12 +2,6 @@
 test_description='tree-ish forms, archive time and where garchive runs'
 . "$(dirname "$0")/lib.sh"
 
-# Archives of a tree carry "now": retry once when the second turned
-# between the two runs, as the conformance harness does.
-test_same_as_git_now () {
-	test_same_as_git "$@" || test_same_as_git "$@"
-}
-
 test_expect_success 'setup' '
 	git init -q repo &&
 	cd repo &&

@@ -34,60 +34,25 @@ request () {
 	printf 0000
 }
 
-# test_server_same_as_git ARGS...: `git archive ARGS` with the git server
-# and with garchive's (ARGS include the --remote), alike in status,
-# stdout and stderr.  Two processes share stderr, so it is compared
-# sorted.  The git client may die of SIGPIPE when a server fails before
-# it has read the request: then both run again.
-test_server_same_as_git () {
-	try=0
-	while :
-	do
-		git archive "$@" >expect.out 2>expect.err
-		expect_code=$?
-		git archive --exec="garchive upload-archive" "$@" \
-			>actual.out 2>actual.err
-		actual_code=$?
-		test $expect_code = $actual_code && break
-		: a server that fails at once may kill its client with SIGPIPE &&
-		test $expect_code = 141 || test $actual_code = 141 || break
-		try=$((try + 1))
-		test $try -lt 10 || break
-	done
-	if test $expect_code != $actual_code; then
-		echo >&2 "exit status: git $expect_code, garchive $actual_code"
-		cat actual.err >&2
-		return 1
-	fi
-	sort expect.err >expect.sorted &&
-	sort actual.err >actual.sorted &&
-	test_cmp expect.sorted actual.sorted &&
-	test_cmp expect.out actual.out
+# garchive_server ARGS...: `git archive ARGS` served by garchive.
+garchive_server () {
+	git archive --exec="garchive upload-archive" "$@"
 }
+
+# test_server_same_as_git ARGS...: `git archive ARGS` with the git server
+# and with garchive's (ARGS include the --remote) alike.
+test_server_same_as_git () {
+	test_remote_same_as_git garchive_server "$@"
+}
+
+# Requests fed to a server directly (test_stdin_same_as_git
+# upload-archive FILE DIR...) compare the whole pkt-line stream it
+# answers, so they ask for no archive data: its packets depend on timing.
 
 # Archives of a tree carry "now": retry once when the second turned
 # between the two runs.
 test_server_same_as_git_now () {
 	test_server_same_as_git "$@" || test_server_same_as_git "$@"
-}
-
-# test_raw_same_as_git FILE DIR...: feed FILE to both servers directly and
-# compare the whole pkt-line stream they answer (no archive data: its
-# packets depend on timing) and their stderr.
-test_raw_same_as_git () {
-	file=$1
-	shift
-	git upload-archive "$@" <"$file" >expect.out 2>expect.err
-	expect_code=$?
-	garchive upload-archive "$@" <"$file" >actual.out 2>actual.err
-	actual_code=$?
-	if test $expect_code != $actual_code; then
-		echo >&2 "exit status: git $expect_code, garchive $actual_code"
-		cat actual.err >&2
-		return 1
-	fi
-	test_cmp expect.err actual.err &&
-	test_cmp expect.out actual.out
 }
 
 test_expect_success 'setup' '
@@ -249,30 +214,30 @@ test_expect_success ROOT 'a repository owned by someone else' '
 
 test_expect_success 'malformed requests' '
 	printf 0009garbage0000 >garbage.req &&
-	test_raw_same_as_git garbage.req srv.git &&
+	test_stdin_same_as_git upload-archive garbage.req srv.git &&
 	printf "0011argument nosuch0004" >empty-packet.req &&
-	test_raw_same_as_git empty-packet.req srv.git &&
+	test_stdin_same_as_git upload-archive empty-packet.req srv.git &&
 	printf "0011argument nosuch0005\n0000" >empty-line.req &&
-	test_raw_same_as_git empty-line.req srv.git &&
+	test_stdin_same_as_git upload-archive empty-line.req srv.git &&
 	printf "0011argument nosuch" >eof.req &&
-	test_raw_same_as_git eof.req srv.git &&
+	test_stdin_same_as_git upload-archive eof.req srv.git &&
 	printf "0011argument nosuch00zz" >bad-length.req &&
-	test_raw_same_as_git bad-length.req srv.git &&
+	test_stdin_same_as_git upload-archive bad-length.req srv.git &&
 	printf "0003" >short-length.req &&
-	test_raw_same_as_git short-length.req srv.git &&
+	test_stdin_same_as_git upload-archive short-length.req srv.git &&
 	request --format=local HEAD >local.req &&
-	test_raw_same_as_git local.req srv.git &&
+	test_stdin_same_as_git upload-archive local.req srv.git &&
 	request $(for i in $(seq 65); do echo -v; done) HEAD >many.req &&
-	test_raw_same_as_git many.req srv.git &&
+	test_stdin_same_as_git upload-archive many.req srv.git &&
 	grep "Too many options" actual.out
 '
 
 test_expect_success 'command line misuse' '
 	request HEAD >head.req &&
-	test_raw_same_as_git head.req &&
-	test_raw_same_as_git head.req srv.git srv.git &&
-	test_raw_same_as_git head.req -h &&
-	test_raw_same_as_git head.req nosuch.git &&
+	test_stdin_same_as_git upload-archive head.req &&
+	test_stdin_same_as_git upload-archive head.req srv.git srv.git &&
+	test_stdin_same_as_git upload-archive head.req -h &&
+	test_stdin_same_as_git upload-archive head.req nosuch.git &&
 	test_expect_code 129 garchive upload-archive -h <head.req 2>err &&
 	test_cmp - err <<-\EOF
 	usage: git upload-archive <repository>

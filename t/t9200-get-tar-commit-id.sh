@@ -2,23 +2,6 @@
 test_description='garchive get-tar-commit-id reads the commit id back'
 . "$(dirname "$0")/lib.sh"
 
-# test_id_same_as_git FILE [ARGS...]: both read FILE on stdin alike.
-test_id_same_as_git () {
-	file=$1
-	shift
-	git get-tar-commit-id "$@" <"$file" >expect.out 2>expect.err
-	expect_code=$?
-	garchive get-tar-commit-id "$@" <"$file" >actual.out 2>actual.err
-	actual_code=$?
-	if test $expect_code != $actual_code; then
-		echo >&2 "exit status: git $expect_code, garchive $actual_code"
-		cat actual.err >&2
-		return 1
-	fi
-	test_cmp expect.err actual.err &&
-	test_cmp expect.out actual.out
-}
-
 # pax_header RECORD: a tar header of type g and RECORD as its content.
 pax_header () {
 	printf "pax_global_header" &&
@@ -45,33 +28,33 @@ test_expect_success 'setup' '
 '
 
 test_expect_success 'an archive of a commit' '
-	test_id_same_as_git commit.tar &&
+	test_stdin_same_as_git get-tar-commit-id commit.tar &&
 	git -C repo rev-parse HEAD >expect &&
 	test_cmp expect actual.out
 '
 
 test_expect_success 'an archive made by garchive' '
 	(cd repo && garchive HEAD) >ga.tar &&
-	test_id_same_as_git ga.tar &&
+	test_stdin_same_as_git get-tar-commit-id ga.tar &&
 	git -C repo rev-parse HEAD >expect &&
 	test_cmp expect actual.out
 '
 
 test_expect_success 'archives without a commit id: exit 1, silently' '
-	test_id_same_as_git tree.tar &&
+	test_stdin_same_as_git get-tar-commit-id tree.tar &&
 	test_expect_code 1 garchive get-tar-commit-id <tree.tar &&
-	test_id_same_as_git commit.zip &&
-	test_id_same_as_git commit.tgz
+	test_stdin_same_as_git get-tar-commit-id commit.zip &&
+	test_stdin_same_as_git get-tar-commit-id commit.tgz
 '
 
 test_expect_success 'empty, short and garbage input' '
 	: >empty &&
-	test_id_same_as_git empty &&
+	test_stdin_same_as_git get-tar-commit-id empty &&
 	test_expect_code 128 garchive get-tar-commit-id <empty &&
 	head -c 1023 commit.tar >short &&
-	test_id_same_as_git short &&
+	test_stdin_same_as_git get-tar-commit-id short &&
 	head -c 1024 commit.tar >exact &&
-	test_id_same_as_git exact &&
+	test_stdin_same_as_git get-tar-commit-id exact &&
 	test -s actual.out &&
 	i=0 &&
 	while test $i -lt 64
@@ -79,7 +62,7 @@ test_expect_success 'empty, short and garbage input' '
 		echo "garbage line $i of some length"
 		i=$((i + 1))
 	done >garbage &&
-	test_id_same_as_git garbage
+	test_stdin_same_as_git get-tar-commit-id garbage
 '
 
 test_expect_success 'crafted pax headers' '
@@ -101,7 +84,7 @@ test_expect_success 'crafted pax headers' '
 "
 	do
 		pax_header "$record" >crafted &&
-		test_id_same_as_git crafted || {
+		test_stdin_same_as_git get-tar-commit-id crafted || {
 			echo >&2 "record: $record"
 			return 1
 		}
@@ -117,14 +100,14 @@ test_expect_success 'SHA-256 repositories' '
 		git commit -q -m one
 	) &&
 	git -C repo256 archive HEAD >commit256.tar &&
-	test_id_same_as_git commit256.tar &&
+	test_stdin_same_as_git get-tar-commit-id commit256.tar &&
 	git -C repo256 rev-parse HEAD >expect &&
 	test_cmp expect actual.out
 '
 
 test_expect_success 'arguments are a usage error' '
-	test_id_same_as_git commit.tar extra &&
-	test_id_same_as_git commit.tar -h &&
+	test_stdin_same_as_git get-tar-commit-id commit.tar extra &&
+	test_stdin_same_as_git get-tar-commit-id commit.tar -h &&
 	test_expect_code 129 garchive get-tar-commit-id x <commit.tar
 '
 

@@ -71,10 +71,29 @@ __garchive_remotes ()
 	__garchive_add "${list[@]}"
 }
 
+# __garchive_ls_tree PREFIX LS-TREE-ARGS...: add to the caller's `list`
+# each entry `git ls-tree -z` lists, after PREFIX: a tree with "/" (the
+# word goes on), anything else with " " (the word is complete).
+__garchive_ls_tree ()
+{
+	local prefix=$1 line name type
+	shift
+	while IFS= read -r -d '' line; do
+		name=${line#*$'\t'}
+		type=${line#* }
+		type=${type%% *}
+		if [[ $type == tree ]]; then
+			list+=("$prefix$name/")
+		else
+			list+=("$prefix$name ")
+		fi
+	done < <(__garchive_git ls-tree -z "$@")
+}
+
 # Refs for <tree-ish>; after "<ref>:", the paths in that ref's tree.
 __garchive_treeishes ()
 {
-	local ref path dir line name type list=()
+	local ref path dir list=()
 	case $cur in
 	?*:*)
 		ref=${cur%%:*}
@@ -84,16 +103,7 @@ __garchive_treeishes ()
 		*/*) dir=${path%/*}/ ;;
 		esac
 		# --full-tree: list the tree itself, whatever the cwd is.
-		while IFS= read -r -d '' line; do
-			name=${line#*$'\t'}
-			type=${line#* }
-			type=${type%% *}
-			if [[ $type == tree ]]; then
-				list+=("$ref:$dir$name/")
-			else
-				list+=("$ref:$dir$name ")
-			fi
-		done < <(__garchive_git ls-tree -z --full-tree "$ref:$dir")
+		__garchive_ls_tree "$ref:$dir" --full-tree "$ref:$dir"
 		;;
 	*)
 		list=(HEAD)
@@ -112,20 +122,11 @@ __garchive_treeishes ()
 # directory as garchive reads them.
 __garchive_paths ()
 {
-	local treeish=$1 dir= line name type list=()
+	local treeish=$1 dir= list=()
 	case $cur in
 	*/*) dir=${cur%/*}/ ;;
 	esac
-	while IFS= read -r -d '' line; do
-		name=${line#*$'\t'}
-		type=${line#* }
-		type=${type%% *}
-		if [[ $type == tree ]]; then
-			list+=("$name/")
-		else
-			list+=("$name ")
-		fi
-	done < <(__garchive_git ls-tree -z "$treeish" -- "${dir:-.}")
+	__garchive_ls_tree "" "$treeish" -- "${dir:-.}"
 	__garchive_add "${list[@]}"
 }
 

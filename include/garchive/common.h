@@ -17,6 +17,8 @@
  *   main installs.
  * - A growable byte buffer and little-endian/octal field encoders used by
  *   the format writers.
+ * - Whole reads and writes on a descriptor, hex digits and zlib's status
+ *   codes in git's words, for the stages that each need them.
  *
  * Allocation failure is not an error code: like git's xmalloc(), the
  * ga_x*() helpers call the out-of-memory handler installed by main, which
@@ -28,6 +30,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define GA_OK		0
 #define GA_ERROR	-1	/* runtime failure: fatal, exit 128 */
@@ -142,6 +145,35 @@ void ga_buf_setlen(struct ga_buf *buf, size_t len);
 /* Give up ownership: the caller frees the returned string; buf is reset. */
 char *ga_buf_detach(struct ga_buf *buf, size_t *len);
 void ga_buf_release(struct ga_buf *buf);
+
+/*
+ * Whole reads and writes on a file descriptor, as git's read_in_full()
+ * and write_in_full(): a transfer cut short, interrupted (EINTR) or
+ * refused by a non-blocking descriptor (EAGAIN, then wait until it is
+ * ready, as git's xread()/xwrite() do) is carried on.  They set no
+ * message: callers word their own.
+ *
+ * ga_write_all() returns 0, or -1 with errno set (EIO if write() made
+ * no progress).  ga_read_full() returns the number of bytes read, short
+ * only at end of file, or -1 with errno set.
+ */
+int ga_write_all(int fd, const void *buf, size_t len);
+ssize_t ga_read_full(int fd, void *buf, size_t len);
+
+/*
+ * Append everything `fd` has to `buf`, up to end of file.  Returns 0, or
+ * -1 with errno set after a read error (what was read stays in `buf`).
+ */
+int ga_buf_read_fd(struct ga_buf *buf, int fd);
+
+/* The same for the file at `path`, opened and closed here. */
+int ga_buf_read_file(struct ga_buf *buf, const char *path);
+
+/* The value of hex digit `c` (either case), or -1 if it is not one. */
+int ga_hexval(int c);
+
+/* git's zerr_to_string(): zlib's status codes in git's words. */
+const char *ga_zlib_strerror(int status);
 
 /* Little-endian field encoders for binary layouts (zip). */
 static inline void ga_put_le16(unsigned char *p, uint16_t v)

@@ -7,6 +7,7 @@
  * destination.  Successful parses are then checked field by field; the
  * extra files against the tail of git's own tar output.
  */
+#include "gitscratch.h"
 #include "tap.h"
 
 #include "garchive/cli.h"
@@ -47,25 +48,10 @@ struct git_run {
 
 static char *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, alloc = 0, r;
+	struct ga_buf buf = GA_BUF_INIT;
 
-	if (!f)
-		return calloc(1, 1);
-	do {
-		if (n + 4096 + 1 > alloc) {
-			alloc = (n + 4096 + 1) * 2;
-			buf = realloc(buf, alloc);
-		}
-		r = fread(buf + n, 1, 4096, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
+	(void)ga_buf_read_file(&buf, path);
+	return ga_buf_detach(&buf, len);
 }
 
 static void git_run_release(struct git_run *g)
@@ -1079,22 +1065,7 @@ static int setup(void)
 	snprintf(err_path, sizeof(err_path), "%s/git.err", root);
 
 	/* Seal git off from the host, as t/lib.sh does. */
-	setenv("HOME", root, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-	setenv("LC_ALL", "C", 1);
-	setenv("TZ", "UTC", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
-	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
-	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_CONFIG_PARAMETERS");
-	unsetenv("GIT_CONFIG_COUNT");
-	unsetenv("XDG_CONFIG_HOME");
+	scratch_seal_env(root);
 	umask(022);
 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", root, script);

@@ -50,17 +50,9 @@ static int sh(const char *fmt, ...)
 
 static void slurp(struct ga_buf *out, const char *path)
 {
-	char chunk[8192];
-	ssize_t n;
-	int fd;
-
 	ga_buf_setlen(out, 0);
 	ga_buf_puts(out, "");
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		ga_buf_put(out, chunk, (size_t)n);
-	close(fd);
+	(void)ga_buf_read_file(out, path);
 }
 
 static void cd(const char *dir)

@@ -15,6 +15,7 @@
 #include "attr.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "gitscratch.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -153,18 +154,9 @@ static void write_file(const char *path, const void *data, size_t len)
 
 static int read_file(struct ga_buf *out, const char *path)
 {
-	char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
 	ga_buf_grow(out, 0);
 	ga_buf_setlen(out, 0);
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		ga_buf_put(out, buf, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
+	return ga_buf_read_file(out, path);
 }
 
 /* The report handler prints as main does, to whatever fd 2 is now. */
@@ -1025,41 +1017,16 @@ static void make_big_texts(void)
 
 static void seal_environment(void)
 {
-	static const char *const drop[] = {
-		"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
-		"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-		"GIT_CONFIG_GLOBAL",
-		"GIT_CONFIG_SYSTEM", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX",
-		"XDG_CONFIG_HOME", "GIT_TRACE", "GIT_TRACE_PACKET",
-	};
-	static const char gitconfig_text[] =
-		"[init]\n\tdefaultBranch = main\n[safe]\n\tdirectory = *\n";
 	char tmpl[] = "/tmp/garchive-convert-XXXXXX";
-	char *gitconfig;
-	size_t i;
 
 	if (!mkdtemp(tmpl))
 		die_setup("mkdtemp");
 	trash = ga_xstrdup(tmpl);
-	for (i = 0; i < GA_ARRAY_SIZE(drop); i++)
-		unsetenv(drop[i]);
-	setenv("HOME", trash, 1);
-	setenv("LC_ALL", "C", 1);
-	setenv("LANG", "C", 1);
-	setenv("TZ", "UTC", 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
-	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
-	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
+	scratch_seal_env(trash);
 	/* Python must not buffer differently under git and under us. */
 	unsetenv("PYTHONUNBUFFERED");
-	gitconfig = ga_xstrfmt("%s/.gitconfig", trash);
-	write_file(gitconfig, gitconfig_text, strlen(gitconfig_text));
-	free(gitconfig);
+	if (scratch_write_gitconfig(trash))
+		die_setup("~/.gitconfig");
 }
 
 int main(void)

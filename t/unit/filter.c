@@ -2,6 +2,7 @@
  * Unit tests for src/filter.c: every sink kind, compared with the system
  * git and gzip wherever they can be the reference.
  */
+#include "gitscratch.h"
 #include "tap.h"
 
 #include "garchive/common.h"
@@ -49,18 +50,10 @@ static int run(const char *fmt, ...)
 static int slurp(struct ga_buf *out, const char *name)
 {
 	char path[512];
-	char chunk[65536];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", trash, name);
 	ga_buf_setlen(out, 0);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return -1;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		ga_buf_put(out, chunk, (size_t)n);
-	close(fd);
-	return n < 0 ? -1 : 0;
+	return ga_buf_read_file(out, path);
 }
 
 static int create(const char *name)
@@ -645,20 +638,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	setenv("HOME", trash, 1);
-	unsetenv("XDG_CONFIG_HOME");
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_CONFIG_PARAMETERS");
-	unsetenv("GIT_CONFIG_COUNT");
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
-	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
-	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
-	setenv("LC_ALL", "C", 1);
+	scratch_seal_env(trash);
 
 	if (make_repo() || slurp(&tar, "data.tar") || tar.len < (2u << 20)) {
 		ok(0, "scratch repository and tar");

@@ -159,15 +159,14 @@ static int scratch_write(const char *path, const char *data, size_t len)
 }
 
 /*
- * Seal the environment and create a scratch directory.  Returns its
- * absolute path (caller frees, after scratch_done()), or NULL when git is
- * missing.
+ * Seal the environment the way t/lib.sh seals shell tests, with `home`
+ * as HOME: no GIT_* variable but GIT_EXEC_PATH, no XDG config, no
+ * system config or attributes, C locale, UTC, fixed identities and
+ * dates (callers may set other dates afterwards).
  */
 __attribute__((unused))
-static char *scratch_init(const char *name)
+static void scratch_seal_env(const char *home)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *tmpl, *dir, *cfg;
 	char **e;
 
 	/* Drop every GIT_* variable but GIT_EXEC_PATH. */
@@ -196,6 +195,7 @@ static char *scratch_init(const char *name)
 			break;
 	}
 	unsetenv("XDG_CONFIG_HOME");
+	setenv("HOME", home, 1);
 	setenv("LC_ALL", "C", 1);
 	setenv("LANG", "C", 1);
 	setenv("TZ", "UTC", 1);
@@ -207,6 +207,35 @@ static char *scratch_init(const char *name)
 	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
 	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
 	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
+}
+
+/*
+ * t/lib.sh's ~/.gitconfig in `home`: branch "main" for new repositories,
+ * and every directory safe.  Returns 0 or -1.
+ */
+__attribute__((unused))
+static int scratch_write_gitconfig(const char *home)
+{
+	static const char conf[] =
+		"[init]\n\tdefaultBranch = main\n"
+		"[safe]\n\tdirectory = *\n";
+	char *cfg = scratch_fmt("%s/.gitconfig", home);
+	int ret = scratch_write(cfg, conf, sizeof(conf) - 1);
+
+	free(cfg);
+	return ret;
+}
+
+/*
+ * Seal the environment and create a scratch directory, its HOME.
+ * Returns its absolute path (caller frees, after scratch_done()), or
+ * NULL when git is missing.
+ */
+__attribute__((unused))
+static char *scratch_init(const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl, *dir;
 
 	tmpl = scratch_fmt("%s/garchive-%s-XXXXXX",
 			   tmp && *tmp ? tmp : "/tmp", name);
@@ -215,16 +244,8 @@ static char *scratch_init(const char *name)
 		free(tmpl);
 		return NULL;
 	}
-	setenv("HOME", dir, 1);
-	cfg = scratch_fmt("%s/.gitconfig", dir);
-	{
-		static const char conf[] =
-			"[init]\n\tdefaultBranch = main\n"
-			"[safe]\n\tdirectory = *\n";
-
-		scratch_write(cfg, conf, sizeof(conf) - 1);
-	}
-	free(cfg);
+	scratch_seal_env(dir);
+	scratch_write_gitconfig(dir);
 	if (scratch_sh("git --version >/dev/null 2>&1")) {
 		scratch_sh("rm -rf '%s'", dir);
 		free(dir);

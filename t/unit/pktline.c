@@ -11,6 +11,8 @@
 #include "garchive/remote.h"
 #include "pktline.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,6 +164,135 @@ static void test_read_limit(void)
 	free(buf);
 }
 
+static void test_read_line(void)
+{
+	char buf[PKT_MAX], *line = buf;
+	int fd = stream_of(IN("000ahello\n00040005\n00000002x"));
+
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == 0 && line == buf &&
+	   !strcmp(line, "hello"), "pkt_read_line chomps the newline");
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == 0 && !line,
+	   "an empty packet reads as no line");
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == 0 && !line,
+	   "so does a packet left empty by the chomp");
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == 0 && !line,
+	   "and a flush");
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == 0 && !line,
+	   "and a response end");
+	ok(pkt_read_line(fd, buf, sizeof(buf), &line) == GA_ERROR && !line &&
+	   !strcmp(ga_error_message(), "the remote end hung up unexpectedly"),
+	   "the end of input is fatal");
+	ga_error_clear();
+	close(fd);
+}
+
+static void test_read_packetized(void)
+{
+	struct ga_buf out = GA_BUF_INIT;
+	size_t n = 2 * PKT_DATA_MAX + 10, i, at = 0;
+	char *in = malloc(n + 3 * 4 + 4 + 20), *want = malloc(n);
+	int fd, good;
+
+	for (i = 0; i < n; i++)
+		want[i] = (char)('a' + i % 26);
+	for (i = 0; i < n; i += PKT_DATA_MAX) {
+		size_t len = n - i < PKT_DATA_MAX ? n - i : PKT_DATA_MAX;
+
+		sprintf(in + at, "%04x", (unsigned)len + 4);
+		memcpy(in + at + 4, want + i, len);
+		at += len + 4;
+	}
+	memcpy(in + at, "0000after", 9);
+	fd = stream_of(in, at + 9);
+	ga_buf_puts(&out, "<");
+	ok(pkt_read_packetized(fd, &out, PKT_GENTLE_ON_EOF) == 0,
+	   "pkt_read_packetized stops at the flush");
+	good = out.len == n + 1 && !memcmp(out.ptr + 1, want, n) &&
+	       out.ptr[out.len] == '\0';
+	ok(good, "the payloads of every largest packet, appended");
+	close(fd);
+
+	fd = stream_of(IN("0006ab0007c"));
+	ga_buf_setlen(&out, 0);
+	ok(pkt_read_packetized(fd, &out, PKT_GENTLE_ON_EOF) == PKT_EOF &&
+	   !strcmp(out.ptr, "ab"), "PKT_EOF when the input ends first");
+	close(fd);
+	fd = stream_of(IN("0006ab"));
+	ok(pkt_read_packetized(fd, &out, 0) == GA_ERROR &&
+	   !strcmp(ga_error_message(), "the remote end hung up unexpectedly"),
+	   "which is fatal without PKT_GENTLE_ON_EOF");
+	ga_error_clear();
+	close(fd);
+	ga_buf_release(&out);
+	free(in);
+	free(want);
+}
+
+static void keep_report(enum ga_report_kind kind, const char *msg,
+			void *payload)
+{
+	ga_buf_printf(payload, "%s: %s\n",
+		      kind == GA_REPORT_ERROR ? "error" : "other", msg);
+}
+
+static void test_write_gently(void)
+{
+	struct ga_buf reports = GA_BUF_INIT;
+	size_t n = PKT_DATA_MAX + 3, len;
+	char *data = malloc(n), *got, *big;
+	int fd = stream_of(NULL, 0), fds[2];
+
+	memset(data, 'd', n);
+	ok(pkt_write_fmt_gently(fd, "key=%s\n", "value") == 0 &&
+	   pkt_flush_gently(fd) == 0 &&
+	   pkt_write_data_gently(fd, data, n) == 0 &&
+	   pkt_write_data_gently(fd, data, 0) == 0,
+	   "the gentle writers succeed");
+	got = contents(fd, &len);
+	ok(len == 14 + 4 + n + 8 &&
+	   !memcmp(got, "000ekey=value\n0000fff0", 22) &&
+	   !memcmp(got + 18 + 4 + PKT_DATA_MAX, "0007ddd", 7),
+	   "data goes in packets of at most 65516 bytes, with no flush");
+	free(got);
+	close(fd);
+
+	big = malloc(PKT_MAX);
+	memset(big, 'x', PKT_MAX - 1);
+	big[PKT_MAX - 1] = '\0';
+	fd = stream_of(NULL, 0);
+	ok(pkt_write_fmt_gently(fd, "%s", big + 2) == GA_ERROR &&
+	   !strcmp(ga_error_message(), "protocol error: impossibly long line"),
+	   "a formatted packet too long is fatal, as in git");
+	ga_error_clear();
+	close(fd);
+	free(big);
+
+	signal(SIGPIPE, SIG_IGN);
+	ga_set_report_handler(keep_report, &reports);
+	if (pipe(fds) < 0)
+		exit(2);
+	close(fds[0]);
+	ok(pkt_write_fmt_gently(fds[1], "x\n") == 1 &&
+	   pkt_flush_gently(fds[1]) == 1 &&
+	   pkt_write_data_gently(fds[1], "abc", 3) == 1 &&
+	   !ga_error_last_code(), "a failed write returns 1, not an error");
+	is_str(reports.ptr, "error: packet write with format failed\n"
+	       "error: flush packet write failed\n"
+	       "error: packet write failed: Broken pipe\n",
+	       "with git's error lines");
+	ok(pkt_write_fmt(fds[1], "x\n") == GA_EPIPE,
+	   "pkt_write_fmt: GA_EPIPE when the reader is gone");
+	close(fds[1]);
+	ok(pkt_write_fmt(fds[1], "x\n") == GA_ERROR &&
+	   !strcmp(ga_error_message(), "packet write with format failed: "
+		   "Bad file descriptor"),
+	   "pkt_write_fmt: other write errors are fatal, with git's words");
+	ga_error_clear();
+	ga_set_report_handler(NULL, NULL);
+	ga_buf_release(&reports);
+	free(data);
+}
+
 static void test_sideband_send(void)
 {
 	size_t n = 100000, len, at, packets = 0;
@@ -261,6 +392,9 @@ int main(void)
 	test_write();
 	test_read();
 	test_read_limit();
+	test_read_line();
+	test_read_packetized();
+	test_write_gently();
 	test_sideband_send();
 	test_sideband_recv();
 	return tap_done();

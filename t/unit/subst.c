@@ -7,6 +7,7 @@
  * dependent placeholders are pinned with GIT_TEST_DATE_NOW, which git
  * and garchive both honour.
  */
+#include "gitscratch.h"
 #include "tap.h"
 
 #include "subst.h"
@@ -25,22 +26,6 @@
 
 static char scratch[PATH_MAX];
 
-static char *vfmt(const char *fmt, va_list ap)
-{
-	va_list cp;
-	char *s;
-	int n;
-
-	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
-	va_end(cp);
-	s = malloc((size_t)n + 1);
-	if (!s)
-		abort();
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	return s;
-}
-
 /* Run a shell command in the scratch directory; its exit status. */
 __attribute__((format(printf, 1, 2)))
 static int sh(const char *fmt, ...)
@@ -50,12 +35,9 @@ static int sh(const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	cmd = vfmt(fmt, ap);
+	cmd = scratch_vfmt(fmt, ap);
 	va_end(ap);
-	full = malloc(strlen(cmd) + strlen(scratch) + 64);
-	if (!full)
-		abort();
-	sprintf(full, "cd '%s' && { %s\n} >/dev/null 2>&1", scratch, cmd);
+	full = scratch_fmt("cd '%s' && { %s\n} >/dev/null 2>&1", scratch, cmd);
 	rc = system(full);
 	if (rc != 0)
 		diag("command failed (%d): %s", rc, cmd);
@@ -69,35 +51,14 @@ __attribute__((format(printf, 2, 3)))
 static char *sh_out(size_t *len, const char *fmt, ...)
 {
 	va_list ap;
-	char *cmd, *full, *buf = NULL;
-	size_t alloc = 0, n;
-	FILE *p;
+	char *cmd, *buf;
 
 	va_start(ap, fmt);
-	cmd = vfmt(fmt, ap);
+	cmd = scratch_vfmt(fmt, ap);
 	va_end(ap);
-	full = malloc(strlen(cmd) + strlen(scratch) + 64);
-	if (!full)
-		abort();
-	sprintf(full, "cd '%s' && { %s\n} 2>/dev/null", scratch, cmd);
-	p = popen(full, "r");
-	*len = 0;
-	for (;;) {
-		if (*len + 4096 + 1 > alloc) {
-			alloc = (*len + 4096 + 1) * 2;
-			buf = realloc(buf, alloc);
-			if (!buf)
-				abort();
-		}
-		n = fread(buf + *len, 1, 4096, p);
-		if (!n)
-			break;
-		*len += n;
-	}
-	buf[*len] = '\0';
-	pclose(p);
+	buf = scratch_out(len, NULL, "cd '%s' && { %s\n} 2>/dev/null",
+			  scratch, cmd);
 	free(cmd);
-	free(full);
 	return buf;
 }
 
@@ -812,20 +773,10 @@ int main(void)
 	home = malloc(strlen(scratch) + 8);
 	sprintf(home, "%s/home", scratch);
 	mkdir(home, 0755);
-	setenv("HOME", home, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("TZ", "UTC", 1);
-	setenv("LC_ALL", "C", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
+	scratch_seal_env(home);
+	/* Dates in different zones, for the date placeholders. */
 	setenv("GIT_AUTHOR_DATE", "1546329600 -0800", 1);
 	setenv("GIT_COMMITTER_DATE", "1546333200 +0100", 1);
-	unsetenv("GIT_DIR");
-	unsetenv("GIT_WORK_TREE");
-	unsetenv("GIT_TEST_DATE_NOW");
-	unsetenv("COLUMNS");
 	setenv("COLUMNS", "100", 1);
 	sh("git config --global init.defaultBranch master && "
 	   "git config --global advice.detachedHead false");

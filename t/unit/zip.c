@@ -15,6 +15,7 @@
 #include "garchive/filter.h"
 #include "garchive/walk.h"
 
+#include "gitscratch.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -30,8 +31,6 @@
 
 #include <git2.h>
 #include <zlib.h>
-
-extern char **environ;
 
 #define REPO_DATE	1112911993	/* t/lib.sh's fixed date */
 #define OLD_DATE	157766400	/* 1975-01-01: before the DOS epoch */
@@ -78,18 +77,9 @@ static int run(const char *fmt, ...)
 
 static int slurp(struct ga_buf *buf, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	char tmp[65536];
-	size_t n;
-
 	ga_buf_setlen(buf, 0);
 	ga_buf_put(buf, "", 0);
-	if (!f)
-		return -1;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		ga_buf_put(buf, tmp, n);
-	fclose(f);
-	return 0;
+	return ga_buf_read_file(buf, path);
 }
 
 static void spew(const char *path, const void *data, size_t len)
@@ -1352,46 +1342,19 @@ static void test_huge(struct ctx *cx)
 int main(void)
 {
 	struct ctx cx = { { 0 }, GA_BUF_INIT, 0 };
-	char **names = NULL;
-	size_t nr = 0, alloc = 0, i;
 	char *kinds;
 
 	ga_set_oom_handler(oom);
 	ga_set_report_handler(collect_report, &cx.warnings);
 
-	/* Seal git off from the host, as t/lib.sh does. */
-	for (i = 0; environ[i]; i++) {
-		const char *eq = strchr(environ[i], '=');
-
-		if (!strncmp(environ[i], "GIT_", 4) && eq &&
-		    strncmp(environ[i], "GIT_EXEC_PATH=", 14)) {
-			GA_ALLOC_GROW(names, nr + 1, alloc);
-			names[nr++] = ga_xstrndup(environ[i],
-						  (size_t)(eq - environ[i]));
-		}
-	}
-	for (i = 0; i < nr; i++) {
-		unsetenv(names[i]);
-		free(names[i]);
-	}
-	free(names);
 	snprintf(cx.scratch, sizeof(cx.scratch), "%s/garchive-zip.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(cx.scratch)) {
 		perror("mkdtemp");
 		return 1;
 	}
-	setenv("HOME", cx.scratch, 1);
-	unsetenv("XDG_CONFIG_HOME");
-	setenv("LC_ALL", "C", 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-	setenv("GIT_AUTHOR_NAME", "A U Thor", 1);
-	setenv("GIT_AUTHOR_EMAIL", "author@example.com", 1);
-	setenv("GIT_COMMITTER_NAME", "C O Mitter", 1);
-	setenv("GIT_COMMITTER_EMAIL", "committer@example.com", 1);
-	setenv("GIT_AUTHOR_DATE", "1112911993 -0700", 1);
-	setenv("GIT_COMMITTER_DATE", "1112911993 -0700", 1);
+	/* Seal git off from the host, as t/lib.sh does. */
+	scratch_seal_env(cx.scratch);
 	set_tz("UTC");
 	cx.have_unzip = run("unzip -v >/dev/null 2>&1") == 0;
 	if (!cx.have_unzip)
