@@ -609,8 +609,8 @@ fail:
 /* Drop what the previous entry owned. */
 static void reset_entry(struct walk *w)
 {
-	if (w->entry.data_heap)
-		free(w->entry.data);
+	if (w->entry.data_release)
+		w->entry.data_release(w->entry.data_owner);
 	memset(&w->entry, 0, sizeof(w->entry));
 	git_odb_object_free(w->obj);
 	w->obj = NULL;
@@ -698,7 +698,23 @@ static void give_content(struct walk *w)
 
 	w->entry.data = (unsigned char *)ga_buf_detach(&w->content, &len);
 	w->entry.size = len;
-	w->entry.data_heap = 1;
+	w->entry.data_owner = w->entry.data;
+	w->entry.data_release = free;
+}
+
+static void release_object(void *obj)
+{
+	git_odb_object_free(obj);
+}
+
+/* The entry takes the object, so a writer may keep its bytes. */
+static void give_object(struct walk *w)
+{
+	w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
+	w->entry.size = git_odb_object_size(w->obj);
+	w->entry.data_owner = w->obj;
+	w->entry.data_release = release_object;
+	w->obj = NULL;
 }
 
 static int convert_content(struct walk *w, const char *rel, int subst)
@@ -745,8 +761,7 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 		give_content(w);
 	} else {
 		/* Nothing applied: hand out the object's own bytes. */
-		w->entry.data = (unsigned char *)data;
-		w->entry.size = len;
+		give_object(w);
 	}
 	return 0;
 }

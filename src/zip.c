@@ -156,7 +156,10 @@
  * hold.  One entry that alone needs more may be in the queue beside
  * them: git holds such a member and its deflated copy too, and
  * deflating it on a worker lets the members after it go on in
- * parallel.  A second one waits until the first is written.
+ * parallel.  A second one may join it when the two cost at most half
+ * again the larger (a 100 MB member beside one of 50 MB, not two of
+ * 100 MB), so that large members do not leave a core idle while the
+ * peak stays near git's; any other waits until the first is written.
  */
 #define ZIP_BUDGET	((size_t)4 << 20)
 #define ZIP_MAX_THREADS	64
@@ -181,7 +184,9 @@ struct zip_job {
 	uint64_t size;
 	enum entry_text text;
 	const unsigned char *data;
-	unsigned char *data_owned;
+	/* Whoever owns `data` when the job must outlive add(). */
+	void *data_owner;
+	void (*data_release)(void *owner);
 
 	/* results */
 	int method;
@@ -231,7 +236,8 @@ struct zip_writer {
 	struct zip_job *head, *tail;
 	struct zip_job *todo_head, *todo_tail;
 	size_t in_flight;
-	size_t oversize;		/* cost of the job over budget, or 0 */
+	/* Jobs over the budget in the queue, and their cost. */
+	size_t nr_oversize, oversize;
 	int stop;
 	int nr_threads;			/* wanted; 1 = serial */
 	int nr_started;
@@ -408,6 +414,16 @@ static int deflate_member(unsigned char **out, uint64_t *out_len,
 	return 0;
 }
 
+/* The job is done with its input: hand it back to its owner. */
+static void job_release_data(struct zip_job *job)
+{
+	if (job->data_release)
+		job->data_release(job->data_owner);
+	job->data_release = NULL;
+	job->data_owner = NULL;
+	job->data = NULL;
+}
+
 /*
  * CRC, text bit and body of one buffered member, on any thread.  An
  * error is stored in the job, for the writer to report in order.
@@ -435,6 +451,8 @@ static void process_job(struct zip_job *job, int level)
 	} else if (job->deflated) {
 		job->method = ZIP_METHOD_DEFLATE;
 		job->csize = deflated_len;
+		/* Only the deflated copy is written: let the input go now. */
+		job_release_data(job);
 	}
 }
 
@@ -443,7 +461,7 @@ static void job_free(struct zip_job *job)
 	if (!job)
 		return;
 	free(job->path_owned);
-	free(job->data_owned);
+	job_release_data(job);
 	free(job->deflated);
 	free(job->error_msg);
 	free(job);
@@ -466,7 +484,7 @@ static unsigned int path_flags(const char *path, size_t len)
 
 /*
  * A job for `entry`.  With `own` set the job must outlive add(): the path
- * is copied and the content taken over (data_heap) or copied.
+ * is copied and the content taken over (data_release) or copied.
  */
 static struct zip_job *job_new(struct archive_entry *entry, int own)
 {
@@ -493,14 +511,18 @@ static struct zip_job *job_new(struct archive_entry *entry, int own)
 	job->path_owned = ga_xstrndup(entry->path, entry->path_len);
 	job->path = job->path_owned;
 	if (job->data && job->size) {
-		if (entry->data_heap) {
-			job->data_owned = entry->data;
-			entry->data = NULL;
+		if (entry->data_release) {
+			job->data_owner = entry->data_owner;
+			job->data_release = entry->data_release;
+			entry->data_release = NULL;
 		} else {
-			job->data_owned = ga_xmalloc((size_t)job->size);
-			memcpy(job->data_owned, job->data, (size_t)job->size);
+			unsigned char *copy = ga_xmalloc((size_t)job->size);
+
+			memcpy(copy, job->data, (size_t)job->size);
+			job->data = copy;
+			job->data_owner = copy;
+			job->data_release = free;
 		}
-		job->data = job->data_owned;
 	}
 	return job;
 }
@@ -933,8 +955,10 @@ static struct zip_job *queue_pop(struct zip_writer *w, int block)
 		if (!w->head)
 			w->tail = NULL;
 		w->in_flight -= job->cost;
-		if (job->cost > ZIP_BUDGET)
-			w->oversize = 0;
+		if (job->cost > ZIP_BUDGET) {
+			w->nr_oversize--;
+			w->oversize -= job->cost;
+		}
 	}
 	pthread_mutex_unlock(&w->mutex);
 	return job;
@@ -979,6 +1003,36 @@ static int queue_drain(struct zip_writer *w, size_t limit)
 	}
 }
 
+/*
+ * Whether a job over the budget, costing `cost`, may join the queue:
+ * when none is in it, or one that makes a small enough pair with it
+ * (the budget is slack for the bookkeeping in the costs).
+ */
+static int oversize_fits(struct zip_writer *w, size_t cost)
+{
+	size_t larger;
+	int fits;
+
+	pthread_mutex_lock(&w->mutex);
+	larger = cost > w->oversize ? cost : w->oversize;
+	fits = w->nr_oversize == 0 ||
+		(w->nr_oversize == 1 &&
+		 cost + w->oversize <= larger + larger / 2 + ZIP_BUDGET);
+	pthread_mutex_unlock(&w->mutex);
+	return fits;
+}
+
+/* Write jobs, waiting for them, until a job of `cost` fits. */
+static int queue_make_room_for_oversize(struct zip_writer *w, size_t cost)
+{
+	int error;
+
+	while (!oversize_fits(w, cost))
+		if ((error = emit_and_free(w, queue_pop(w, 1))) < 0)
+			return error;
+	return 0;
+}
+
 static int queue_is_empty(struct zip_writer *w)
 {
 	int empty;
@@ -1000,8 +1054,10 @@ static void queue_append(struct zip_writer *w, struct zip_job *job,
 		w->head = job;
 	w->tail = job;
 	w->in_flight += job->cost;
-	if (job->cost > ZIP_BUDGET)
-		w->oversize = job->cost;
+	if (job->cost > ZIP_BUDGET) {
+		w->nr_oversize++;
+		w->oversize += job->cost;
+	}
 	if (for_worker) {
 		if (w->todo_tail)
 			w->todo_tail->next_todo = job;
@@ -1070,8 +1126,15 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 		return add_inline(w, entry);
 	}
 	if (cost > ZIP_BUDGET) {
-		/* Write the one before it first, if any. */
-		if ((error = queue_drain(w, ZIP_BUDGET)) < 0)
+		size_t oversize;
+
+		if ((error = queue_make_room_for_oversize(w, cost)) < 0)
+			return error;
+		pthread_mutex_lock(&w->mutex);
+		oversize = w->oversize;
+		pthread_mutex_unlock(&w->mutex);
+		/* The small jobs stay within the budget beside the pair. */
+		if ((error = queue_drain(w, ZIP_BUDGET + oversize)) < 0)
 			return error;
 	} else {
 		size_t oversize;

@@ -48,12 +48,14 @@ struct archive_entry {
 	uint64_t size;		/* bytes of content; 0 for dirs/gitlinks */
 	/*
 	 * Content: symlink target or file bytes, after conversion.  NULL for
-	 * directories, gitlinks and streamed files.  When `data_heap` is set
-	 * a writer may keep the buffer beyond add() by taking the pointer
-	 * and setting entry->data to NULL; it then frees it with free().
+	 * directories, gitlinks and streamed files.  When `data_release` is
+	 * set a writer may keep the bytes beyond add() without a copy: it
+	 * takes `data_owner` and `data_release`, sets entry->data_release
+	 * to NULL, and calls data_release(data_owner) once done with them.
 	 */
 	unsigned char *data;
-	int data_heap;
+	void *data_owner;
+	void (*data_release)(void *owner);
 	struct entry_stream *stream;	/* non-NULL only for streamed files */
 	enum entry_text text;
 	int is_extra;		/* from --add-file/--add-virtual-file */

@@ -303,17 +303,33 @@ static int mem_stream_read(struct entry_stream *s, unsigned char *buf,
 	return 0;
 }
 
+/* A buffer handed to the writer, and the count of those released. */
+struct handed {
+	unsigned char *data;
+	size_t *released;
+};
+
+static void release_handed(void *owner)
+{
+	struct handed *h = owner;
+
+	(*h->released)++;
+	free(h->data);
+	free(h);
+}
+
 /*
  * Feed the fixture to a new writer writing into `out`.  Every other
- * entry hands its buffer over (data_heap), the rest lend theirs.
- * Returns the first error, with the writer freed.
+ * entry hands its buffer over (data_release), the rest lend theirs;
+ * each handed buffer must be released exactly once, by the writer or
+ * here.  Returns the first error, with the writer freed.
  */
 static int feed(struct ga_buf *out, const struct fixture *fx,
 		const struct archive_args *args, struct mem_sink *sink_in)
 {
 	struct mem_sink local, *sink = sink_in ? sink_in : &local;
 	struct archive_writer *w = NULL;
-	size_t i;
+	size_t i, handed = 0, released = 0;
 	int error;
 
 	if (!sink_in)
@@ -339,21 +355,32 @@ static int feed(struct ga_buf *out, const struct fixture *fx,
 			ms.piece = 5000 + i % 7;
 			e.stream = &ms.base;
 		} else if (f->size && (i % 2)) {
-			e.data = ga_xmalloc(f->size);
-			memcpy(e.data, f->data, f->size);
-			e.data_heap = 1;
+			struct handed *h = ga_xmalloc(sizeof(*h));
+
+			h->data = ga_xmalloc(f->size);
+			memcpy(h->data, f->data, f->size);
+			h->released = &released;
+			e.data = h->data;
+			e.data_owner = h;
+			e.data_release = release_handed;
+			handed++;
 		} else {
 			e.data = f->data;
 		}
 		error = w->add(w, &e);
-		if (e.data_heap)
-			free(e.data);	/* unless the writer took it */
+		if (e.data_release)	/* the writer did not keep it */
+			e.data_release(e.data_owner);
 		if (error < 0)
 			goto done;
 	}
 	error = w->finish(w);
 done:
 	w->free(w);
+	if (released != handed) {
+		fprintf(stderr, "zip: %zu buffers handed over, %zu released\n",
+			handed, released);
+		abort();
+	}
 	return error;
 }
 
