@@ -484,13 +484,26 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 
 /* ---- setup ---- */
 
-static int open_odb(git_odb **out, git_repository *repo)
+/*
+ * Worker `nr`'s own object database.  libgit2 shares one open pack,
+ * with its lock and delta base cache, among all the handles that name
+ * it by the same path, so workers reading many small blobs would queue
+ * on that lock (on 100k small files, two workers were slower than one).
+ * Each worker names the directory its own way ("objects/./", then
+ * "objects/././", ...) and so gets packs of its own.
+ */
+static int open_odb(git_odb **out, git_repository *repo, int nr)
 {
 	const char *common = git_repository_commondir(repo);
-	char *path = ga_xstrfmt("%sobjects", common ? common : "");
-	int error = git_odb_open(out, path);
+	struct ga_buf path = GA_BUF_INIT;
+	int i, error;
 
-	free(path);
+	ga_buf_puts(&path, common ? common : "");
+	ga_buf_puts(&path, "objects");
+	for (i = 0; i <= nr; i++)
+		ga_buf_puts(&path, "/.");
+	error = git_odb_open(out, path.ptr);
+	ga_buf_release(&path);
 	if (error < 0)
 		return ga_error_from_git("cannot open the object database");
 	return 0;
@@ -521,7 +534,7 @@ int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
 		struct worker *wk = &pf->workers[i];
 
 		wk->pf = pf;
-		if ((error = open_odb(&wk->odb, repo)) < 0)
+		if ((error = open_odb(&wk->odb, repo, i)) < 0)
 			goto fail;
 		if (pthread_create(&wk->thread, NULL, worker_main, wk))
 			break;
