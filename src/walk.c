@@ -40,9 +40,10 @@
 #define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
 
 /*
- * Bytes of blobs read ahead of the walk.  The workers need little to
- * stay busy on small files, and every byte counts against peak memory,
- * which must stay at git's (which reads one blob at a time).
+ * Bytes of blobs read ahead of the walk unless the caller says (see
+ * walk_options.readahead).  The workers need little to stay busy on
+ * small files, and every byte counts against peak memory, which must
+ * stay at git's (which reads one blob at a time).
  */
 #define WALK_PREFETCH_BUDGET	((size_t)2 << 20)
 #define WALK_MAX_THREADS	64
@@ -531,7 +532,8 @@ static int start_prefetch(struct walk *w)
 	w->pf_opts.ps = w->ps;
 	w->pf_opts.big_file_threshold = w->big_file_threshold;
 	w->pf_opts.threads = threads;
-	w->pf_opts.budget = WALK_PREFETCH_BUDGET;
+	w->pf_opts.budget = w->opts->readahead ? w->opts->readahead :
+		WALK_PREFETCH_BUDGET;
 	return prefetch_new(&w->pf, w->repo, w->odb, &w->pf_opts);
 }
 
