@@ -48,7 +48,7 @@
 
 /* libgit2's pack windows: see tune_libgit2(). */
 #define MAIN_MWINDOW_SIZE		((size_t)1 << 20)
-#define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)8 << 20)
+#define MAIN_MWINDOW_MAPPED_LIMIT	((size_t)4 << 20)
 /* libgit2's object cache: see tune_libgit2(). */
 #define MAIN_CACHE_TREE_LIMIT		((size_t)4 << 20)
 #define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
