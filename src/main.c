@@ -54,8 +54,6 @@
 #define MAIN_CACHE_MAX_SIZE		((ssize_t)64 << 20)
 /* Blocks from this size on are mapped on their own: see tune_malloc(). */
 #define MAIN_MMAP_THRESHOLD		(256 * 1024)
-/* Bytes of blobs read ahead for tar: see fill_walk_options(). */
-#define MAIN_TAR_READAHEAD		((size_t)8 << 20)
 
 /* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
 #define SYSTEM_ATTRIBUTES "/etc/gitattributes"
@@ -618,14 +616,7 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->worktree_attributes = r->opts.worktree_attributes;
 	wo->threads = r->opts.threads;
 	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
-	/*
-	 * The tar writer keeps nothing, so the memory goes to reading
-	 * ahead: enough that one worker inflating a blob of a few MB does
-	 * not leave the other idle.  The zip writer holds members of its
-	 * own while they are deflated, so the walk keeps the default.
-	 */
-	if (r->opts.format->writer != FORMAT_ZIP)
-		wo->readahead = MAIN_TAR_READAHEAD;
+	wo->writer_keeps_data = r->opts.format->writer == FORMAT_ZIP;
 
 	/* Pathspecs want the top without a trailing slash, links resolved. */
 	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))

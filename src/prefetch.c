@@ -13,9 +13,13 @@
  * bytes would not fit, unless its job is at the head of the queue (the
  * walk needs it next) and the walk holds nothing.  So at most the
  * budget is read ahead, or one blob larger than it once the walk has
- * let go of the previous one, as git holds one blob at a time.  Blobs
- * above core.bigFileThreshold are not read at all (the walk streams
- * them).
+ * let go of the previous one, as git holds one blob at a time.  Two
+ * exceptions keep a core from idling while a large blob inflates: a
+ * second large blob may be read when the pair takes at most half again
+ * the larger, and (with opts->beside_large) small blobs may pass the
+ * budget by a share of the large ones in memory, the walk scouting
+ * ahead meanwhile.  Blobs above core.bigFileThreshold are not read at
+ * all (the walk streams them).
  */
 #include "prefetch.h"
 #include "garchive/common.h"
@@ -36,6 +40,12 @@
  */
 #define PREFETCH_MAX_AHEAD	4096
 #define PREFETCH_REFILL_AT	(PREFETCH_MAX_AHEAD / 2)
+/*
+ * While the walk waits for a blob larger than the budget, it scouts on
+ * so that a free worker can read the small blobs after it; each job is
+ * about 100 bytes.
+ */
+#define PREFETCH_MAX_AHEAD_WAITING	(16 * PREFETCH_MAX_AHEAD)
 #define PREFETCH_MAX_THREADS	64
 
 enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
@@ -132,8 +142,18 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
 static int over_budget(struct prefetch *pf, struct job *job, size_t size)
 {
 	size_t budget = pf->opts->budget;
+	size_t in_memory = pf->reserved + pf->held;
 
-	if (pf->reserved + pf->held + size <= budget)
+	if (in_memory + size <= budget)
+		return 0;
+	/*
+	 * Small blobs may go past the budget by a share of the large ones
+	 * in memory, so that a worker goes on while another inflates a
+	 * large blob the walk waits for.
+	 */
+	if (size <= budget && pf->opts->beside_large &&
+	    in_memory - pf->large_bytes + size <=
+	    budget + pf->large_bytes / pf->opts->beside_large)
 		return 0;
 	if (job == pf->head && !pf->held)
 		return 0;
@@ -177,6 +197,9 @@ static void reserve(struct prefetch *pf, struct job *job, size_t size)
 	if (size > pf->opts->budget) {
 		pf->nr_large++;
 		pf->large_bytes += size;
+		/* A long wait: the walk may scout meanwhile. */
+		if (pf->walk_waits && job == pf->head)
+			pthread_cond_broadcast(&pf->cond);
 	}
 }
 
@@ -348,19 +371,14 @@ broken:
 /*
  * Top the queue up to PREFETCH_MAX_AHEAD jobs once it is down to
  * PREFETCH_REFILL_AT (or empty), unless the tree has ended.  Only the
- * walk's thread changes nr_queued upwards, so it is read unlocked.
+ * walk's thread changes nr_queued and head, so it reads them unlocked.
  */
-static void scout(struct prefetch *pf)
+static void scout_upto(struct prefetch *pf, size_t max_ahead)
 {
 	struct job *first = NULL, *last = NULL;
-	size_t nr = 0, queued;
+	size_t nr = 0, queued = pf->nr_queued;
 
-	pthread_mutex_lock(&pf->mutex);
-	queued = pf->nr_queued;
-	pthread_mutex_unlock(&pf->mutex);
-	if (pf->scout_done || (queued > PREFETCH_REFILL_AT && pf->head))
-		return;
-	while (queued + nr < PREFETCH_MAX_AHEAD) {
+	while (queued + nr < max_ahead) {
 		struct job *job;
 		git_oid id;
 		uint32_t mode;
@@ -391,6 +409,24 @@ static void scout(struct prefetch *pf)
 	if (pf->nr_idle)
 		pthread_cond_broadcast(&pf->cond);
 	pthread_mutex_unlock(&pf->mutex);
+}
+
+static void scout(struct prefetch *pf)
+{
+	if (pf->scout_done || (pf->nr_queued > PREFETCH_REFILL_AT && pf->head))
+		return;
+	scout_upto(pf, PREFETCH_MAX_AHEAD);
+}
+
+/*
+ * Whether the walk, about to wait for the head, should scout further
+ * instead: when the head is a blob larger than the budget (a long wait)
+ * and the queue has room.  Called with the mutex held.
+ */
+static int scout_while_waiting(struct prefetch *pf)
+{
+	return !pf->scout_done && pf->head->reserved > pf->opts->budget &&
+		pf->nr_queued + PREFETCH_REFILL_AT <= PREFETCH_MAX_AHEAD_WAITING;
 }
 
 /* ---- the walk's side ---- */
@@ -458,6 +494,12 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	}
 	job = pf->head;
 	while (job->state != JOB_DONE) {
+		if (scout_while_waiting(pf)) {
+			pthread_mutex_unlock(&pf->mutex);
+			scout_upto(pf, pf->nr_queued + PREFETCH_REFILL_AT);
+			pthread_mutex_lock(&pf->mutex);
+			continue;
+		}
 		pf->walk_waits = 1;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
 		pf->walk_waits = 0;

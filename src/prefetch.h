@@ -33,6 +33,11 @@ struct prefetch_options {
 	uint64_t big_file_threshold;	/* larger blobs are streamed */
 	int threads;			/* workers, at least 1 */
 	size_t budget;			/* bytes of blobs read ahead */
+	/*
+	 * Small blobs may exceed the budget by 1/beside_large of the
+	 * blobs above it in memory; 0: never.
+	 */
+	unsigned int beside_large;
 };
 
 /* A blob as a worker left it. */

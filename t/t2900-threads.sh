@@ -135,8 +135,11 @@ test_expect_success 'blobs above core.bigFileThreshold, loose and packed' '
 	)
 '
 
-# Blobs above the 2 MiB read-ahead budget are read one at a time, or
-# one beside a smaller one; either way the archive keeps tree order.
+# Blobs above the read-ahead budget (8 MiB for tar, 2 MiB for zip) are
+# read one at a time, or one beside a smaller one, and while the walk
+# waits for one the workers read on through the small blobs after it
+# (z/: more than the 4096 jobs queued ahead, part of it
+# export-ignored); either way the archive keeps tree order.
 test_expect_success 'blobs larger than the read-ahead budget' '
 	git init -q large &&
 	(
@@ -148,6 +151,16 @@ test_expect_success 'blobs larger than the read-ahead budget' '
 		head -c 9000000 /dev/urandom >e.bin &&
 		echo small >f.txt &&
 		head -c 3100000 /dev/urandom >g.bin &&
+		head -c 12000000 /dev/urandom >h.bin &&
+		python3 -c "
+import os
+for d in \"ab\":
+    os.makedirs(\"z/\" + d)
+    for i in range(3000):
+        with open(\"z/%s/%d.txt\" % (d, i), \"w\") as f:
+            f.write(\"small %d\\n\" % i * (i % 7))
+" &&
+		echo "z/a/*5.txt export-ignore" >.gitattributes &&
 		git add . &&
 		git commit -q -m large &&
 		same_all --format=tar HEAD &&

@@ -73,7 +73,12 @@ struct walk_options {
 	int worktree_attributes;
 	int want_text_hint;		/* zip: look up "diff" for entry->text */
 	int threads;			/* blob prefetch workers, 0 = default */
-	size_t readahead;		/* bytes of blobs read ahead, 0 = default */
+	/*
+	 * The writer keeps entries' bytes past add() (zip, deflating on
+	 * threads): the two then share the memory, and the walk reads
+	 * less ahead.
+	 */
+	int writer_keeps_data;
 	/* Decided by main from the environment and config: */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
