@@ -616,7 +616,8 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->worktree_attributes = r->opts.worktree_attributes;
 	wo->threads = r->opts.threads;
 	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
-	wo->writer_keeps_data = r->opts.format->writer == FORMAT_ZIP;
+	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
+		r->opts.format->filter.kind == FILTER_NONE;
 
 	/* Pathspecs want the top without a trailing slash, links resolved. */
 	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))

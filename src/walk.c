@@ -42,15 +42,16 @@
 /*
  * Bytes of blobs read ahead of the walk.  Every byte counts against
  * peak memory, which must stay at git's (git reads one blob at a time).
- * When the writer keeps nothing (tar), 8 MiB keeps one worker busy
- * while the other inflates a blob of a few MB, and small blobs may go
- * a quarter of the large blobs in memory past it, so that a free worker
- * reads on while the walk waits for a large one.  A writer that keeps
- * entries (zip) holds memory of its own, so the walk takes less.
+ * When reading is all the work (a plain tar), 8 MiB keeps one worker
+ * busy while the other inflates a blob of a few MB, and small blobs may
+ * go a quarter of the large blobs in memory past it, so that a free
+ * worker reads on while the walk waits for a large one.  Otherwise a
+ * later stage sets the pace or holds memory of its own (zip, gzip), and
+ * 2 MiB is enough.
  */
-#define WALK_PREFETCH_BUDGET		((size_t)8 << 20)
+#define WALK_PREFETCH_BUDGET_READING	((size_t)8 << 20)
 #define WALK_PREFETCH_BESIDE_LARGE	4
-#define WALK_PREFETCH_BUDGET_SHARED	((size_t)2 << 20)
+#define WALK_PREFETCH_BUDGET		((size_t)2 << 20)
 #define WALK_MAX_THREADS	64
 
 /*
@@ -537,10 +538,9 @@ static int start_prefetch(struct walk *w)
 	w->pf_opts.ps = w->ps;
 	w->pf_opts.big_file_threshold = w->big_file_threshold;
 	w->pf_opts.threads = threads;
-	if (w->opts->writer_keeps_data) {
-		w->pf_opts.budget = WALK_PREFETCH_BUDGET_SHARED;
-	} else {
-		w->pf_opts.budget = WALK_PREFETCH_BUDGET;
+	w->pf_opts.budget = WALK_PREFETCH_BUDGET;
+	if (w->opts->reading_bound) {
+		w->pf_opts.budget = WALK_PREFETCH_BUDGET_READING;
 		w->pf_opts.beside_large = WALK_PREFETCH_BESIDE_LARGE;
 	}
 	return prefetch_new(&w->pf, w->repo, w->odb, &w->pf_opts);

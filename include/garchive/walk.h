@@ -74,11 +74,12 @@ struct walk_options {
 	int want_text_hint;		/* zip: look up "diff" for entry->text */
 	int threads;			/* blob prefetch workers, 0 = default */
 	/*
-	 * The writer keeps entries' bytes past add() (zip, deflating on
-	 * threads): the two then share the memory, and the walk reads
-	 * less ahead.
+	 * Reading blobs is all the work (a plain tar): the walk may spend
+	 * more memory reading ahead.  Otherwise a later stage is slower or
+	 * holds memory of its own (zip deflating members, a compressing
+	 * filter), and the walk keeps its read-ahead small.
 	 */
-	int writer_keeps_data;
+	int reading_bound;
 	/* Decided by main from the environment and config: */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
