@@ -829,13 +829,11 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 		return error;
 	if (w->entry.stream)
 		error = 0;
-	else if (mode == WALK_MODE_SYMLINK) {
-		w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
-		w->entry.size = git_odb_object_size(w->obj);
-	} else {
+	else if (mode == WALK_MODE_SYMLINK)
+		give_object(w);
+	else
 		error = convert_content(w, w->rel.ptr,
 					subst && w->treeish->commit);
-	}
 	if (error < 0)
 		return error;
 	/* zip looks "diff" up after the content is ready, as git does. */
