@@ -63,7 +63,7 @@ libgarchive.a: $(LIB_OBJS)
 src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-t/unit/%.t: t/unit/%.c t/unit/tap.h libgarchive.a
+t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h libgarchive.a
 	$(CC) $(ALL_CFLAGS) -It/unit $(ALL_LDFLAGS) -o $@ $< libgarchive.a \
 		$(ALL_LIBS)
 
@@ -150,7 +150,7 @@ t/fuzz/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Mak
 	@mkdir -p t/fuzz/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
-t/fuzz/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h $(FUZZ_OBJS)
+t/fuzz/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -It/fuzz -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(ALL_LIBS) -pthread
 

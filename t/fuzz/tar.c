@@ -12,32 +12,11 @@
 #include "garchive/archive.h"
 #include "garchive/filter.h"
 #include "garchive/walk.h"
+#include "../unit/memsink.h"
 
 #define HEX40 "0123456789abcdef0123456789abcdef01234567"
 #define MAX_ENTRIES 24
 #define BLOCK 512
-
-struct mem_sink {
-	struct sink base;
-	struct ga_buf buf;
-};
-
-static int mem_write(struct sink *s, const void *p, size_t len)
-{
-	ga_buf_put(&((struct mem_sink *)s)->buf, p, len);
-	return 0;
-}
-
-static int mem_finish(struct sink *s)
-{
-	(void)s;
-	return 0;
-}
-
-static void mem_free(struct sink *s)
-{
-	(void)s;
-}
 
 struct input {
 	const uint8_t *data;
@@ -243,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct archive_entry e[MAX_ENTRIES];
 	struct archive_args args;
 	struct archive_writer *w = NULL;
+	struct ga_buf out = GA_BUF_INIT;
 	struct mem_sink sink;
 	size_t nr = 0, i;
 	unsigned int flags = next_byte(&in);
@@ -252,10 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	args.level = -1;
 	args.tar_umask = 002;
 	args.commit_hex = flags & 1 ? HEX40 : NULL;
-	memset(&sink, 0, sizeof(sink));
-	sink.base.write = mem_write;
-	sink.base.finish = mem_finish;
-	sink.base.free = mem_free;
+	mem_sink_init(&sink, &out);
 
 	while (in.pos < in.size && nr < MAX_ENTRIES) {
 		unsigned int kind = next_byte(&in) % 4;
@@ -290,12 +267,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(w->add(w, &e[i]) == 0);
 	FUZZ_CHECK(w->finish(w) == 0);
 	w->free(w);
-	read_back(&sink.buf, e, nr, args.commit_hex);
+	read_back(&out, e, nr, args.commit_hex);
 
 	for (i = 0; i < nr; i++) {
 		free((char *)e[i].path);
 		free(e[i].data);
 	}
-	ga_buf_release(&sink.buf);
+	ga_buf_release(&out);
 	return 0;
 }

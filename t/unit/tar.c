@@ -4,6 +4,7 @@
  * time clamping and the trailer rule.  Entries are built by hand and
  * written into a memory sink.
  */
+#include "memsink.h"
 #include "tap.h"
 
 #include "garchive/archive.h"
@@ -15,40 +16,6 @@
 #include <string.h>
 
 #define HEX40 "0123456789abcdef0123456789abcdef01234567"
-
-struct mem_sink {
-	struct sink base;
-	struct ga_buf buf;
-	size_t writes;
-};
-
-static int mem_write(struct sink *s, const void *p, size_t len)
-{
-	struct mem_sink *m = (struct mem_sink *)s;
-
-	ga_buf_put(&m->buf, p, len);
-	m->writes++;
-	return 0;
-}
-
-static int mem_finish(struct sink *s)
-{
-	(void)s;
-	return 0;
-}
-
-static void mem_free(struct sink *s)
-{
-	(void)s;
-}
-
-static void mem_init(struct mem_sink *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->base.write = mem_write;
-	m->base.finish = mem_finish;
-	m->base.free = mem_free;
-}
 
 static void default_args(struct archive_args *a)
 {
@@ -76,14 +43,15 @@ static struct archive_entry file_entry(const char *path, const char *data)
 static struct ga_buf write_tar(const struct archive_args *args,
 			       struct archive_entry *entries, size_t n)
 {
+	struct ga_buf out = GA_BUF_INIT;
 	struct mem_sink m;
 	struct archive_writer *w = NULL;
 	size_t i;
 
-	mem_init(&m);
+	mem_sink_init(&m, &out);
 	if (tar_writer_new(&w, &m.base, args) < 0) {
 		diag("tar_writer_new: %s", ga_error_message());
-		return m.buf;
+		return out;
 	}
 	for (i = 0; i < n; i++)
 		if (w->add(w, &entries[i]) < 0)
@@ -91,7 +59,7 @@ static struct ga_buf write_tar(const struct archive_args *args,
 	if (w->finish(w) < 0)
 		diag("finish: %s", ga_error_message());
 	w->free(w);
-	return m.buf;
+	return out;
 }
 
 static int field_is(const struct ga_buf *b, size_t off, const char *want,
@@ -416,12 +384,13 @@ static void test_unsupported_mode(void)
 {
 	struct archive_args a;
 	struct archive_entry e;
+	struct ga_buf out = GA_BUF_INIT;
 	struct mem_sink m;
 	struct archive_writer *w = NULL;
 	int error;
 
 	default_args(&a);
-	mem_init(&m);
+	mem_sink_init(&m, &out);
 	e = file_entry("weird", "");
 	e.mode = 0010644;	/* a FIFO mode no tree may carry */
 	tar_writer_new(&w, &m.base, &a);
@@ -431,7 +400,7 @@ static void test_unsupported_mode(void)
 	       "unsupported file mode: 010644 (SHA1: " HEX40 ")",
 	       "with git's message");
 	w->free(w);
-	ga_buf_release(&m.buf);
+	ga_buf_release(&out);
 }
 
 int main(void)

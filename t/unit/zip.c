@@ -16,6 +16,7 @@
 #include "garchive/walk.h"
 
 #include "gitscratch.h"
+#include "memsink.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -167,46 +168,6 @@ static void oom(size_t size)
 {
 	fprintf(stderr, "out of memory (%zu bytes)\n", size);
 	abort();
-}
-
-/* --- a memory sink, until filter.c provides one --- */
-
-struct mem_sink {
-	struct sink base;
-	struct ga_buf *buf;
-	size_t fail_at;		/* fail writes past this size; 0: never */
-	size_t writes;
-};
-
-static int mem_write(struct sink *s, const void *p, size_t len)
-{
-	struct mem_sink *m = (struct mem_sink *)s;
-
-	m->writes++;
-	if (m->fail_at && m->buf->len + len > m->fail_at)
-		return ga_error_set("write error: No space left on device");
-	ga_buf_put(m->buf, p, len);
-	return 0;
-}
-
-static int mem_finish(struct sink *s)
-{
-	(void)s;
-	return 0;
-}
-
-static void mem_free(struct sink *s)
-{
-	(void)s;
-}
-
-static void mem_sink_init(struct mem_sink *m, struct ga_buf *buf)
-{
-	memset(m, 0, sizeof(*m));
-	m->base.write = mem_write;
-	m->base.finish = mem_finish;
-	m->base.free = mem_free;
-	m->buf = buf;
 }
 
 /* --- entries --- */
@@ -1257,7 +1218,7 @@ static void test_huge(struct ctx *cx)
 {
 	const uint64_t big = 0x100000010ull;	/* > 4 GiB */
 	const uint64_t mid = 0x80000000ull;	/* 2 GiB: > 0x7fffffff */
-	struct tail_sink t = { { tail_write, mem_finish, mem_free } };
+	struct tail_sink t = { { tail_write, mem_sink_finish, mem_sink_free } };
 	struct archive_writer *w;
 	struct archive_args args;
 	unsigned char tmp[128];
