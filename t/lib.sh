@@ -415,6 +415,34 @@ test_remote_same_as_git () {
 }
 
 # Pick up a missing-tool prerequisite quickly.
+# mktree ENTRY...: write a raw tree, which git itself may refuse to
+# make, with `hash-object --literally`, and print its id.  ENTRY is
+# "mode name oid"; the name may hold \NNN octal escapes, or be "@LEN"
+# for LEN bytes of "x".
+mktree () {
+	python3 - "$@" <<-\EOF
+	import sys, subprocess, binascii
+	data = b""
+	for arg in sys.argv[1:]:
+	    mode, rest = arg.split(" ", 1)
+	    name, oid = rest.rsplit(" ", 1)
+	    if name.startswith("@"):
+	        name = b"x" * int(name[1:])
+	    else:
+	        name = name.encode().decode("unicode_escape").encode("latin-1")
+	    data += mode.encode() + b" " + name + b"\0" + binascii.unhexlify(oid)
+	p = subprocess.run(["git", "hash-object", "--literally", "-w",
+	                    "-t", "tree", "--stdin"], input=data,
+	                   capture_output=True, check=True)
+	print(p.stdout.decode().strip())
+	EOF
+}
+
+# commit_of TREE: a commit of TREE, for trees made by mktree.
+commit_of () {
+	echo raw | git commit-tree "$1"
+}
+
 test_lazy_prereq GZIP 'gzip --version'
 test_lazy_prereq XZ 'xz --version'
 test_lazy_prereq UNZIP 'unzip -v'

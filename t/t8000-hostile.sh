@@ -8,28 +8,6 @@ write nothing; what git accepts (duplicates, unsorted entries, unknown
 modes) must come out byte for byte as git writes it.'
 . "$(dirname "$0")/lib.sh"
 
-# mktree ENTRY...: write a raw tree; ENTRY is "mode name oid" with
-# \NNN octal escapes allowed in the name.  Prints the tree id.
-mktree () {
-	python3 - "$@" <<-\EOF
-	import sys, subprocess, binascii
-	data = b""
-	for arg in sys.argv[1:]:
-	    mode, rest = arg.split(" ", 1)
-	    name, oid = rest.rsplit(" ", 1)
-	    name = name.encode().decode("unicode_escape").encode("latin-1")
-	    data += mode.encode() + b" " + name + b"\0" + binascii.unhexlify(oid)
-	p = subprocess.run(["git", "hash-object", "--literally", "-w",
-	                    "-t", "tree", "--stdin"], input=data,
-	                   capture_output=True, check=True)
-	print(p.stdout.decode().strip())
-	EOF
-}
-
-commit_of () {
-	echo hostile | git commit-tree "$1"
-}
-
 # refused_like_git TREE: git refuses the archive; garchive must refuse
 # it with the same diagnostics and status, and write nothing, with or
 # without --worktree-attributes (where git itself does not check).

@@ -104,28 +104,6 @@ fails_atomically () {
 	test_cmp "$fa_want" o.diag
 }
 
-# mktree ENTRY...: a raw tree from "mode name oid" entries (the name may
-# be "@LEN" for LEN bytes of "x"), written with --literally.
-mktree () {
-	python3 - "$@" <<-\EOF
-	import sys, subprocess, binascii
-	data = b""
-	for arg in sys.argv[1:]:
-	    mode, rest = arg.split(" ", 1)
-	    name, oid = rest.rsplit(" ", 1)
-	    name = b"x" * int(name[1:]) if name.startswith("@") else name.encode()
-	    data += mode.encode() + b" " + name + b"\0" + binascii.unhexlify(oid)
-	p = subprocess.run(["git", "hash-object", "--literally", "-w",
-	                    "-t", "tree", "--stdin"], input=data,
-	                   capture_output=True, check=True)
-	print(p.stdout.decode().strip())
-	EOF
-}
-
-commit_of () {
-	echo fault | git commit-tree "$1"
-}
-
 test_expect_success 'setup' '
 	git init -q repo &&
 	(
