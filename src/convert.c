@@ -107,7 +107,9 @@ struct convert {
 	const struct convert_meta *meta;
 	enum auto_crlf auto_crlf;
 	enum eol core_eol;
-	int drivers_loaded;
+	int drivers_loaded;		/* 1: read; -1: failed, as below */
+	int drivers_error;
+	char *drivers_error_msg;
 	struct driver *drivers;
 	struct subprocess *procs;
 };
@@ -293,12 +295,43 @@ static int read_filter_entry(const char *name, const char *value,
  * git reads the filter.* keys when it converts its first file, so a bad
  * one stops the archive there and not at startup.
  */
+static void free_drivers(struct convert *conv)
+{
+	struct driver *drv;
+
+	while ((drv = conv->drivers)) {
+		conv->drivers = drv->next;
+		free(drv->name);
+		free(drv->smudge);
+		free(drv->process);
+		free(drv);
+	}
+}
+
+/*
+ * Read the filter drivers once.  A bad one fails every call, not only
+ * the first, with the same error and without a second report: a caller
+ * that only asks (convert_is_identity) must not swallow the error git
+ * gives when it converts.
+ */
 static int load_drivers(struct convert *conv)
 {
-	if (conv->drivers_loaded)
+	int error;
+
+	if (conv->drivers_loaded > 0)
 		return 0;
+	if (conv->drivers_loaded < 0)
+		return ga_error_restore(conv->drivers_error,
+					conv->drivers_error_msg);
+	if ((error = config_foreach(conv->cfg, read_filter_entry, conv)) < 0) {
+		free_drivers(conv);
+		conv->drivers_loaded = -1;
+		conv->drivers_error = error;
+		conv->drivers_error_msg = ga_xstrdup(ga_error_message());
+		return error;
+	}
 	conv->drivers_loaded = 1;
-	return config_foreach(conv->cfg, read_filter_entry, conv);
+	return 0;
 }
 
 /*
@@ -1554,6 +1587,18 @@ done:
 	return error;
 }
 
+int convert_is_identity(struct convert *conv, const struct attr_value *attrs)
+{
+	struct conv_attrs ca;
+	int error;
+
+	if ((error = convert_attrs(&ca, conv, attrs)) < 0)
+		return error;
+	/* A driver, even one without commands, may fail as "required". */
+	return !ca.ident && !ca.encoding && !ca.drv &&
+		output_eol(conv, ca.crlf_action) != EOL_CRLF;
+}
+
 int convert_finish(struct convert *conv)
 {
 	struct subprocess *sp;
@@ -1574,7 +1619,6 @@ int convert_finish(struct convert *conv)
 
 void convert_free(struct convert *conv)
 {
-	struct driver *drv;
 	struct subprocess *sp;
 
 	if (!conv)
@@ -1583,13 +1627,8 @@ void convert_free(struct convert *conv)
 		conv->procs = sp->next;
 		subprocess_free(sp);
 	}
-	while ((drv = conv->drivers)) {
-		conv->drivers = drv->next;
-		free(drv->name);
-		free(drv->smudge);
-		free(drv->process);
-		free(drv);
-	}
+	free_drivers(conv);
+	free(conv->drivers_error_msg);
 	free(conv->workdir);
 	free(conv);
 }

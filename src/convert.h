@@ -74,6 +74,13 @@ int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 		  const struct attr_value *attrs);
 
 /*
+ * Whether nothing in the pipeline can change a blob with `attrs`,
+ * whatever its content: 1 if so, 0 if something may, or an error
+ * (convert_maybe() would fail on these attributes too).
+ */
+int convert_is_identity(struct convert *conv, const struct attr_value *attrs);
+
+/*
  * Stop a running process filter (and check how it ended) and free.
  * convert_finish() may fail; convert_free() never does.
  */

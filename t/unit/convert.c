@@ -357,7 +357,8 @@ static void check_run(const struct run *r)
 {
 	struct ga_buf cmd = GA_BUF_INIT, want = GA_BUF_INIT,
 		      got = GA_BUF_INIT, git_err = GA_BUF_INIT,
-		      our_err = GA_BUF_INIT, bad = GA_BUF_INIT;
+		      our_err = GA_BUF_INIT, bad = GA_BUF_INIT,
+		      wrong_identity = GA_BUF_INIT;
 	struct ga_config *cfg = NULL;
 	struct convert *conv = NULL;
 	struct convert_meta meta;
@@ -368,7 +369,7 @@ static void check_run(const struct run *r)
 	char *oerr = ga_xstrfmt("%s/ours.err", trash);
 	char *head_file = ga_xstrfmt("%s/head.out", trash);
 	char head[GIT_OID_HEXSZ + 1], *label;
-	size_t i, j, nr;
+	size_t i, j, nr, nr_identity = 0;
 	int rc, error = 0, *rule_bad;
 
 	ga_buf_printf(&cmd, "cd '%s' && %s git", r->repo, r->env ? r->env : "");
@@ -404,18 +405,32 @@ static void check_run(const struct run *r)
 		const struct rule *rule = rule_for(r->rules, r->nr_rules,
 						   files[i].path);
 		struct attr_value none[CONVERT_ATTR_NR] = { U, U, U, U, U, U };
+		const struct attr_value *attrs = rule ? rule->attrs : none;
 		git_oid oid;
 		git_blob *blob = NULL;
 		char *path;
+		int identity;
 
 		if (git_oid_fromstr(&oid, files[i].oid) < 0 ||
 		    git_blob_lookup(&blob, repo_handle, &oid) < 0)
 			die_setup("blob");
+		identity = convert_is_identity(conv, attrs);
+		if (identity < 0)
+			ga_error_clear();
 		error = convert_to_worktree(&got, conv, files[i].path,
 					    files[i].oid,
 					    git_blob_rawcontent(blob),
 					    (size_t)git_blob_rawsize(blob),
-					    rule ? rule->attrs : none);
+					    attrs);
+		/* The walk hands such a blob on unread: it must not change. */
+		if (!error && identity == 1) {
+			nr_identity++;
+			if (got.len != (size_t)git_blob_rawsize(blob) ||
+			    memcmp(got.ptr, git_blob_rawcontent(blob),
+				   got.len))
+				ga_buf_printf(&wrong_identity, "%s ",
+					      files[i].path);
+		}
 		git_blob_free(blob);
 		if (error < 0)
 			break;
@@ -440,6 +455,10 @@ static void check_run(const struct run *r)
 
 	ok((error < 0) == (rc != 0), "%s: conversion %s", r->label,
 	   rc ? "fails as git does" : "succeeds");
+	ok(!wrong_identity.len, "%s: no conversion changes what "
+	   "convert_is_identity() passes (%zu files)", r->label, nr_identity);
+	if (wrong_identity.len)
+		diag("changed: %s", wrong_identity.ptr);
 	if (!rc) {
 		for (j = 0; j < r->nr_rules; j++)
 			ok(!rule_bad[j], "%s: %s (%s)", r->label,
@@ -467,6 +486,7 @@ static void check_run(const struct run *r)
 	ga_buf_release(&git_err);
 	ga_buf_release(&our_err);
 	ga_buf_release(&bad);
+	ga_buf_release(&wrong_identity);
 	free(tar);
 	free(x);
 	free(gerr);
