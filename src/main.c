@@ -618,6 +618,19 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
 	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
 		r->opts.format->filter.kind == FILTER_NONE;
+	/*
+	 * zip: deflating is the work, on the writer's threads.  The walk
+	 * reads blobs itself (workers reading ahead would only add their
+	 * own caches to the peak) and hands large ones on unread, so that
+	 * a deflate worker reads each when it has room for it.  Not with
+	 * -v: a member that cannot be read would fail after the names of
+	 * later entries are listed, where git stops first.
+	 */
+	if (r->opts.format->writer == FORMAT_ZIP) {
+		wo->threads = 1;
+		if (!r->opts.verbose)
+			wo->defer_above = ZIP_DEFER_ABOVE;
+	}
 
 	/* Pathspecs want the top without a trailing slash, links resolved. */
 	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))

@@ -310,6 +310,8 @@ static int tar_add(struct archive_writer *w, struct archive_entry *e)
 	uint64_t size = 0;
 	int error = 0;
 
+	if (e->deferred)
+		GA_BUG("tar: deferred entry");
 	if (tar_mode(&mode, &typeflag, e->mode, tw->args->tar_umask) < 0)
 		return ga_error_code(GA_EARCHIVE,
 				     "unsupported file mode: 0%o (SHA1: %s)",

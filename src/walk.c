@@ -96,6 +96,14 @@ struct blob_stream {
 	const char *oid_hex;
 };
 
+/* A large blob handed on unread (see struct entry_deferred). */
+struct deferred_blob {
+	struct entry_deferred base;
+	git_odb *odb;			/* the walk's; thread-safe for reads */
+	git_oid id;
+	char oid_hex[GA_OID_MAX_HEXSZ + 1];
+};
+
 enum walk_phase { PHASE_PREFIX, PHASE_TREE, PHASE_EXTRAS, PHASE_DONE };
 
 struct walk {
@@ -622,6 +630,8 @@ static void reset_entry(struct walk *w)
 {
 	if (w->entry.data_release)
 		w->entry.data_release(w->entry.data_owner);
+	if (w->entry.deferred)
+		w->entry.deferred->free(w->entry.deferred);
 	memset(&w->entry, 0, sizeof(w->entry));
 	git_odb_object_free(w->obj);
 	w->obj = NULL;
@@ -728,6 +738,24 @@ static void give_object(struct walk *w)
 	w->obj = NULL;
 }
 
+/* The conversion attributes of `rel`, and the converter, made once. */
+static int prepare_conversion(struct attr_value *attrs, struct walk *w,
+			      const char *rel)
+{
+	const char *workdir;
+	int error;
+
+	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
+			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
+		return error;
+	if (w->conv)
+		return 0;
+	workdir = git_repository_workdir(w->repo);
+	if (!workdir)
+		workdir = git_repository_path(w->repo);
+	return convert_new(&w->conv, w->opts->config, workdir, &w->meta);
+}
+
 static int convert_content(struct walk *w, const char *rel, int subst)
 {
 	const unsigned char *data = git_odb_object_data(w->obj);
@@ -736,18 +764,8 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 	struct ga_buf tmp = GA_BUF_INIT;
 	int changed, error;
 
-	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
-			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
+	if ((error = prepare_conversion(attrs, w, rel)) < 0)
 		return error;
-	if (!w->conv) {
-		const char *workdir = git_repository_workdir(w->repo);
-
-		if (!workdir)
-			workdir = git_repository_path(w->repo);
-		if ((error = convert_new(&w->conv, w->opts->config, workdir,
-					 &w->meta)) < 0)
-			return error;
-	}
 	if ((error = convert_maybe(&w->content, &changed, w->conv, rel,
 				   w->oid_hex, data, len, attrs)) < 0)
 		return error;
@@ -777,6 +795,80 @@ static int convert_content(struct walk *w, const char *rel, int subst)
 	return 0;
 }
 
+static int deferred_load(struct entry_deferred *base,
+			 const unsigned char **data, uint64_t *len,
+			 void **owner, void (**release)(void *owner))
+{
+	struct deferred_blob *d = (struct deferred_blob *)base;
+	git_odb_object *obj;
+	int error;
+
+	if ((error = git_odb_read(&obj, d->odb, &d->id)) < 0)
+		return blob_unreadable(error, d->oid_hex);
+	*data = git_odb_object_data(obj);
+	*len = git_odb_object_size(obj);
+	*owner = obj;
+	*release = release_object;
+	return 0;
+}
+
+static void deferred_free(struct entry_deferred *base)
+{
+	free(base);
+}
+
+/*
+ * Hand blob `oid` of `size` bytes on unread (see walk_options.defer_above)
+ * when no conversion can change it.  Returns 1 if it did, 0 if the blob
+ * is to be read, or the error converting it would give.
+ */
+static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
+{
+	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
+	struct deferred_blob *d;
+	int identity;
+
+	if ((identity = prepare_conversion(attrs, w, w->rel.ptr)) < 0 ||
+	    (identity = convert_is_identity(w->conv, attrs)) <= 0)
+		return identity;
+	d = ga_xcalloc(1, sizeof(*d));
+	d->base.load = deferred_load;
+	d->base.free = deferred_free;
+	d->odb = w->odb;
+	git_oid_cpy(&d->id, oid);
+	memcpy(d->oid_hex, w->oid_hex, sizeof(d->oid_hex));
+	w->entry.deferred = &d->base;
+	w->entry.size = size;
+	return 1;
+}
+
+/*
+ * Read blob `oid` for the entry as the walk's own thread does: a blob
+ * above core.bigFileThreshold is streamed, one above defer_above may be
+ * handed on unread, any other is read whole into w->obj.  A symlink and
+ * an export-subst file are always read.
+ */
+static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
+		     int subst)
+{
+	size_t size;
+	git_object_t type;
+	int error;
+
+	if (mode != WALK_MODE_SYMLINK && !subst &&
+	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
+	    type == GIT_OBJECT_BLOB) {
+		if (size > w->big_file_threshold)
+			return open_stream(w, oid, size);
+		if (w->opts->defer_above && size > w->opts->defer_above &&
+		    (error = defer_blob(w, oid, size)) != 0)
+			return error < 0 ? error : 0;
+	}
+	if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
+		return blob_unreadable(error, w->oid_hex);
+	return 0;
+}
+
 /*
  * Produce the non-directory entry `te` at relative path w->rel, or
  * return GA_ENOTFOUND when export-ignore drops it.
@@ -789,8 +881,6 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	struct prefetch_blob pb = { 0 };
 	int gitlink = mode == WALK_MODE_GITLINK;
 	int subst, error = 0;
-	size_t size;
-	git_object_t type;
 
 	if ((error = lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr, gitlink,
 			    archive_attr_names, A_ARCHIVE_NR)) < 0)
@@ -818,16 +908,12 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	} else if (error == 1 && pb.obj) {
 		w->obj = pb.obj;
 		error = 0;
-	} else if (mode != WALK_MODE_SYMLINK && !subst &&
-		   git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
-		   type == GIT_OBJECT_BLOB && size > w->big_file_threshold) {
-		error = open_stream(w, oid, size);
-	} else if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0) {
-		return blob_unreadable(error, w->oid_hex);
+	} else {
+		error = read_blob(w, oid, mode, subst);
 	}
 	if (error < 0)
 		return error;
-	if (w->entry.stream)
+	if (w->entry.stream || w->entry.deferred)
 		error = 0;
 	else if (mode == WALK_MODE_SYMLINK)
 		give_object(w);

@@ -153,15 +153,18 @@
 
 /*
  * Bytes of queued input and output (plus bookkeeping) the workers may
- * hold.  One entry that alone needs more may be in the queue beside
+ * hold.  One member that alone needs more may be in memory beside
  * them: git holds such a member and its deflated copy too, and
  * deflating it on a worker lets the members after it go on in
  * parallel.  A second one may join it when the two cost at most half
  * again the larger (a 100 MB member beside one of 50 MB, not two of
  * 100 MB), so that large members do not leave a core idle while the
- * peak stays near git's; any other waits until the first is written.
+ * peak stays near git's; any other waits until the first is deflated.
+ * A deferred member (entry->deferred) waits unread, and workers go on
+ * with the members after it meanwhile; one handed over already read
+ * stops the walk until it may join.
  */
-#define ZIP_BUDGET	((size_t)4 << 20)
+#define ZIP_BUDGET	((size_t)8 << 20)
 #define ZIP_MAX_THREADS	64
 
 enum job_state { JOB_PENDING, JOB_DONE };
@@ -174,7 +177,9 @@ struct zip_job {
 	struct zip_job *next;		/* archive order */
 	struct zip_job *next_todo;	/* waiting for a worker */
 	enum job_state state;
-	size_t cost;			/* share of ZIP_BUDGET */
+	size_t cost;			/* bytes counted in in_flight */
+	size_t load_cost;		/* a deferred job's, once read */
+	int large;			/* counted in nr_oversize */
 
 	const char *path;
 	size_t path_len;
@@ -187,6 +192,9 @@ struct zip_job {
 	/* Whoever owns `data` when the job must outlive add(). */
 	void *data_owner;
 	void (*data_release)(void *owner);
+	/* Not read yet: process_job() loads it (see walk.h). */
+	struct entry_deferred *deferred;
+	int owns_deferred;
 
 	/* results */
 	int method;
@@ -230,13 +238,27 @@ struct zip_writer {
 	int failed;			/* code of a failed add()/finish() */
 	int finished;
 
-	/* the ordered queue */
+	/*
+	 * The ordered queue.  Workers sleep on `work` when nothing is to
+	 * do, the writer on `done` while the head is busy; each side is
+	 * woken only when the other has something for it, since a wakeup
+	 * per member costs more than a small member's deflate.
+	 */
 	pthread_mutex_t mutex;
-	pthread_cond_t cond;
+	pthread_cond_t work, done;
+	int nr_idle;			/* workers asleep on `work` */
+	int writer_waits;		/* the writer asleep on `done` */
+	/* With writer_waits: it also waits for room for this much. */
+	int writer_wants_room;
+	size_t writer_room;
 	struct zip_job *head, *tail;
 	struct zip_job *todo_head, *todo_tail;
 	size_t in_flight;
-	/* Jobs over the budget in the queue, and their cost. */
+	/*
+	 * Jobs over the budget holding their input (waiting for a worker
+	 * or being deflated), and their cost.  A deflated one holds its
+	 * output only and counts with the others in in_flight.
+	 */
 	size_t nr_oversize, oversize;
 	int stop;
 	int nr_threads;			/* wanted; 1 = serial */
@@ -409,7 +431,11 @@ static int deflate_member(unsigned char **out, uint64_t *out_len,
 		free(buf);
 		return 0;
 	}
-	*out = buf;
+	/*
+	 * The output waits for its turn in the archive: keep only what it
+	 * takes (the room left in a small block would stay in use).
+	 */
+	*out = ga_xrealloc(buf, (size_t)out_used);
 	*out_len = out_used;
 	return 0;
 }
@@ -424,6 +450,26 @@ static void job_release_data(struct zip_job *job)
 	job->data = NULL;
 }
 
+/* Read a deferred member; a failure stays with the job. */
+static int job_load(struct zip_job *job)
+{
+	const unsigned char *data;
+	uint64_t len;
+	int error;
+
+	error = job->deferred->load(job->deferred, &data, &len,
+				    &job->data_owner, &job->data_release);
+	if (error < 0) {
+		job->error = error;
+		job->error_msg = ga_error_detach();
+		return error;
+	}
+	job->data = data;
+	job->size = len;
+	job->csize = len;
+	return 0;
+}
+
 /*
  * CRC, text bit and body of one buffered member, on any thread.  An
  * error is stored in the job, for the writer to report in order.
@@ -436,6 +482,8 @@ static void process_job(struct zip_job *job, int level)
 	job->method = ZIP_METHOD_STORE;
 	job->csize = job->size;	/* 0 for directories */
 	if (is_dir_mode(job->mode))
+		return;
+	if (job->deferred && !job->data && job_load(job) < 0)
 		return;
 	job->crc = crc32_add((uint32_t)crc32(0, NULL, 0), job->data,
 			     job->size);
@@ -462,6 +510,8 @@ static void job_free(struct zip_job *job)
 		return;
 	free(job->path_owned);
 	job_release_data(job);
+	if (job->owns_deferred)
+		job->deferred->free(job->deferred);
 	free(job->deflated);
 	free(job->error_msg);
 	free(job);
@@ -503,6 +553,7 @@ static struct zip_job *job_new(struct archive_entry *entry, int own)
 	if (!is_dir_mode(entry->mode)) {
 		job->size = entry->size;
 		job->data = entry->data;
+		job->deferred = entry->deferred;
 	}
 	job->cost = sizeof(*job) + job->path_len;
 	if (!own)
@@ -510,7 +561,10 @@ static struct zip_job *job_new(struct archive_entry *entry, int own)
 
 	job->path_owned = ga_xstrndup(entry->path, entry->path_len);
 	job->path = job->path_owned;
-	if (job->data && job->size) {
+	if (job->deferred) {
+		job->owns_deferred = 1;
+		entry->deferred = NULL;
+	} else if (job->data && job->size) {
 		if (entry->data_release) {
 			job->data_owner = entry->data_owner;
 			job->data_release = entry->data_release;
@@ -890,28 +944,144 @@ done:
 
 /* --- the queue --- */
 
+/*
+ * Whether a job over the budget, costing `cost`, may hold its input
+ * now: when no other one does, or one that makes a small enough pair
+ * with it (the budget is slack for the bookkeeping in the costs).
+ * Mutex held.
+ */
+static int oversize_fits_locked(const struct zip_writer *w, size_t cost)
+{
+	size_t larger = cost > w->oversize ? cost : w->oversize;
+
+	return w->nr_oversize == 0 ||
+		(w->nr_oversize == 1 &&
+		 cost + w->oversize <= larger + larger / 2 + ZIP_BUDGET);
+}
+
+/*
+ * Whether a job of `cost` fits the budget beside what the queue holds
+ * (the large jobs in memory have their own allowance).  Mutex held.
+ */
+static int has_room(const struct zip_writer *w, size_t cost)
+{
+	return w->in_flight + cost <= ZIP_BUDGET + w->oversize;
+}
+
+/* Count `job` among the large ones in memory.  Mutex held. */
+static void count_large(struct zip_writer *w, struct zip_job *job)
+{
+	job->large = 1;
+	w->nr_oversize++;
+	w->oversize += job->cost;
+}
+
+/* What a processed job still holds: its deflated copy, or its input. */
+static size_t settled_cost(const struct zip_job *job)
+{
+	size_t cost = sizeof(*job) + job->path_len;
+
+	if (job->deflated)
+		cost += (size_t)job->csize;
+	else if (job->data)
+		cost += (size_t)job->size;
+	return cost;
+}
+
+/*
+ * A job is processed: it counts for what it holds now, and leaves the
+ * large ones (its input is gone, or it is stored and written next).
+ * Returns whether it was large.  Mutex held.
+ */
+static int job_settle(struct zip_writer *w, struct zip_job *job)
+{
+	size_t cost = settled_cost(job);
+	int was_large = job->large;
+
+	if (was_large) {
+		w->nr_oversize--;
+		w->oversize -= job->cost;
+		job->large = 0;
+	}
+	w->in_flight = w->in_flight - job->cost + cost;
+	job->cost = cost;
+	return was_large;
+}
+
+/*
+ * Whether a worker may start `job` now.  One handed over with its
+ * content counts already.  A deferred one is read now and counts from
+ * then on: a large one when it fits beside the large ones in memory,
+ * another when the budget has room (or it is next to be written, so
+ * that the members after it cannot hold it back).  Mutex held.
+ */
+static int may_start(const struct zip_writer *w, const struct zip_job *job)
+{
+	if (!job->load_cost)
+		return 1;
+	if (job->load_cost > ZIP_BUDGET)
+		return oversize_fits_locked(w, job->load_cost);
+	return job == w->head || has_room(w, job->load_cost - job->cost);
+}
+
+/*
+ * The first job waiting for a worker that may start now, off the todo
+ * list; the jobs after a deferred one that must wait go first.  Mutex
+ * held.
+ */
+static struct zip_job *todo_take(struct zip_writer *w)
+{
+	struct zip_job *job, *prev = NULL;
+
+	for (job = w->todo_head; job; prev = job, job = job->next_todo)
+		if (may_start(w, job))
+			break;
+	if (!job)
+		return NULL;
+	if (prev)
+		prev->next_todo = job->next_todo;
+	else
+		w->todo_head = job->next_todo;
+	if (w->todo_tail == job)
+		w->todo_tail = prev;
+	job->next_todo = NULL;
+	if (job->load_cost) {
+		w->in_flight = w->in_flight - job->cost + job->load_cost;
+		job->cost = job->load_cost;
+		job->load_cost = 0;
+		if (job->cost > ZIP_BUDGET)
+			count_large(w, job);
+	}
+	return job;
+}
+
 static void *worker_main(void *arg)
 {
 	struct zip_writer *w = arg;
-	struct zip_job *job;
+	struct zip_job *job = NULL;
 
 	pthread_mutex_lock(&w->mutex);
 	for (;;) {
-		while (!w->stop && !w->todo_head)
-			pthread_cond_wait(&w->cond, &w->mutex);
+		while (!w->stop && !(job = todo_take(w))) {
+			w->nr_idle++;
+			pthread_cond_wait(&w->work, &w->mutex);
+			w->nr_idle--;
+		}
 		if (w->stop)
 			break;
-		job = w->todo_head;
-		w->todo_head = job->next_todo;
-		if (!w->todo_head)
-			w->todo_tail = NULL;
 		pthread_mutex_unlock(&w->mutex);
 
 		process_job(job, w->level);
 
 		pthread_mutex_lock(&w->mutex);
 		job->state = JOB_DONE;
-		pthread_cond_broadcast(&w->cond);
+		/* A deferred member may fit now, for a sleeping worker. */
+		if (job_settle(w, job) && w->nr_idle && w->todo_head)
+			pthread_cond_signal(&w->work);
+		if (w->writer_waits &&
+		    (job == w->head ||
+		     (w->writer_wants_room && has_room(w, w->writer_room))))
+			pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->mutex);
 	return NULL;
@@ -931,6 +1101,24 @@ static void start_workers(struct zip_writer *w)
 	}
 }
 
+/* Take the (finished) head off the queue.  Mutex held. */
+static void unlink_head(struct zip_writer *w)
+{
+	struct zip_job *job = w->head;
+
+	w->head = job->next;
+	if (!w->head)
+		w->tail = NULL;
+	w->in_flight -= job->cost;
+	if (job->large) {
+		w->nr_oversize--;
+		w->oversize -= job->cost;
+	}
+	/* A deferred job waiting for room may start now. */
+	if (w->nr_idle && w->todo_head)
+		pthread_cond_signal(&w->work);
+}
+
 /*
  * Take the first job off the queue if it is done; with `block`, wait for
  * it.  NULL when the queue is empty (or the head is busy and !block).
@@ -948,18 +1136,12 @@ static struct zip_job *queue_pop(struct zip_writer *w, int block)
 			job = NULL;
 			break;
 		}
-		pthread_cond_wait(&w->cond, &w->mutex);
+		w->writer_waits = 1;
+		pthread_cond_wait(&w->done, &w->mutex);
+		w->writer_waits = 0;
 	}
-	if (job) {
-		w->head = job->next;
-		if (!w->head)
-			w->tail = NULL;
-		w->in_flight -= job->cost;
-		if (job->cost > ZIP_BUDGET) {
-			w->nr_oversize--;
-			w->oversize -= job->cost;
-		}
-	}
+	if (job)
+		unlink_head(w);
 	pthread_mutex_unlock(&w->mutex);
 	return job;
 }
@@ -984,40 +1166,56 @@ static int queue_retire_done(struct zip_writer *w)
 	return 0;
 }
 
-/* Write jobs, waiting for them, until the queue holds at most `limit`. */
-static int queue_drain(struct zip_writer *w, size_t limit)
+/* Write every job, waiting for each. */
+static int queue_drain(struct zip_writer *w)
+{
+	struct zip_job *job;
+	int error;
+
+	while ((job = queue_pop(w, 1)))
+		if ((error = emit_and_free(w, job)) < 0)
+			return error;
+	return 0;
+}
+
+/*
+ * Wait until a job of `cost` fits the budget, writing jobs as they are
+ * done: workers free room as they deflate (a deflated job holds only
+ * its output), not only when the head is written.
+ */
+static int queue_make_room(struct zip_writer *w, size_t cost)
 {
 	struct zip_job *job;
 	int error;
 
 	for (;;) {
 		pthread_mutex_lock(&w->mutex);
-		job = w->in_flight > limit ? w->head : NULL;
+		while (!has_room(w, cost) && w->head->state != JOB_DONE) {
+			w->writer_waits = 1;
+			w->writer_wants_room = 1;
+			w->writer_room = cost;
+			pthread_cond_wait(&w->done, &w->mutex);
+			w->writer_waits = 0;
+			w->writer_wants_room = 0;
+		}
+		job = has_room(w, cost) ? NULL : w->head;
+		if (job)
+			unlink_head(w);
 		pthread_mutex_unlock(&w->mutex);
 		if (!job)
 			return 0;
-		/* The head only leaves the queue here, on this thread. */
-		job = queue_pop(w, 1);
 		if ((error = emit_and_free(w, job)) < 0)
 			return error;
 	}
 }
 
-/*
- * Whether a job over the budget, costing `cost`, may join the queue:
- * when none is in it, or one that makes a small enough pair with it
- * (the budget is slack for the bookkeeping in the costs).
- */
+/* Whether a job over the budget, costing `cost`, may join the queue. */
 static int oversize_fits(struct zip_writer *w, size_t cost)
 {
-	size_t larger;
 	int fits;
 
 	pthread_mutex_lock(&w->mutex);
-	larger = cost > w->oversize ? cost : w->oversize;
-	fits = w->nr_oversize == 0 ||
-		(w->nr_oversize == 1 &&
-		 cost + w->oversize <= larger + larger / 2 + ZIP_BUDGET);
+	fits = oversize_fits_locked(w, cost);
 	pthread_mutex_unlock(&w->mutex);
 	return fits;
 }
@@ -1047,6 +1245,8 @@ static void queue_append(struct zip_writer *w, struct zip_job *job,
 			 int for_worker)
 {
 	job->state = for_worker ? JOB_PENDING : JOB_DONE;
+	if (!for_worker)
+		job->cost = settled_cost(job);
 	pthread_mutex_lock(&w->mutex);
 	if (w->tail)
 		w->tail->next = job;
@@ -1054,17 +1254,16 @@ static void queue_append(struct zip_writer *w, struct zip_job *job,
 		w->head = job;
 	w->tail = job;
 	w->in_flight += job->cost;
-	if (job->cost > ZIP_BUDGET) {
-		w->nr_oversize++;
-		w->oversize += job->cost;
-	}
+	if (for_worker && job->cost > ZIP_BUDGET)
+		count_large(w, job);
 	if (for_worker) {
 		if (w->todo_tail)
 			w->todo_tail->next_todo = job;
 		else
 			w->todo_head = job;
 		w->todo_tail = job;
-		pthread_cond_broadcast(&w->cond);
+		if (w->nr_idle)
+			pthread_cond_signal(&w->work);
 	}
 	pthread_mutex_unlock(&w->mutex);
 }
@@ -1084,14 +1283,15 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 {
 	const char *oid_hex = entry->oid_hex ? entry->oid_hex : "";
 	size_t cost = entry_cost(entry);
-	int needs_worker, error;
+	size_t cost_now;
+	int needs_worker, deferred, error;
 	struct zip_job *job;
 
 	if (entry->path_len > ZIP_MAX_PATH ||
 	    (!is_dir_mode(entry->mode) && !is_reg_mode(entry->mode) &&
 	     !is_link_mode(entry->mode))) {
 		/* git's order: earlier members, the warning, then these. */
-		if ((error = queue_drain(w, 0)) < 0)
+		if ((error = queue_drain(w)) < 0)
 			return error;
 		path_flags(entry->path, entry->path_len);
 		if (entry->path_len > ZIP_MAX_PATH)
@@ -1105,49 +1305,45 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 				     (unsigned int)entry->mode, oid_hex);
 	}
 	if (!is_dir_mode(entry->mode) && !entry->stream && entry->size &&
-	    !entry->data)
+	    !entry->data && !entry->deferred)
 		GA_BUG("zip: entry without content");
 	if (is_reg_mode(entry->mode) && entry->stream) {
-		if ((error = queue_drain(w, 0)) < 0)
+		if ((error = queue_drain(w)) < 0)
 			return error;
 		return write_streamed(w, entry);
 	}
 
 	needs_worker = w->nr_threads > 1 && is_reg_mode(entry->mode) &&
 		w->level != 0 && entry->size > 0;
+	/* A worker reads it when there is room: only the job counts now. */
+	deferred = needs_worker && entry->deferred;
+	if (deferred)
+		cost = sizeof(struct zip_job) + entry->path_len;
 	if ((error = queue_retire_done(w)) < 0)
 		return error;
 	if (!needs_worker && queue_is_empty(w))
 		return add_inline(w, entry);
 	if (cost > ZIP_BUDGET && !needs_worker) {
 		/* Alone: one copy of a huge member, on this thread. */
-		if ((error = queue_drain(w, 0)) < 0)
+		if ((error = queue_drain(w)) < 0)
 			return error;
 		return add_inline(w, entry);
 	}
 	if (cost > ZIP_BUDGET) {
-		size_t oversize;
-
 		if ((error = queue_make_room_for_oversize(w, cost)) < 0)
 			return error;
-		pthread_mutex_lock(&w->mutex);
-		oversize = w->oversize;
-		pthread_mutex_unlock(&w->mutex);
 		/* The small jobs stay within the budget beside the pair. */
-		if ((error = queue_drain(w, ZIP_BUDGET + oversize)) < 0)
-			return error;
+		cost_now = 0;
 	} else {
-		size_t oversize;
-
-		pthread_mutex_lock(&w->mutex);
-		oversize = w->oversize;
-		pthread_mutex_unlock(&w->mutex);
-		if ((error = queue_drain(w, ZIP_BUDGET + oversize - cost)) < 0)
-			return error;
+		cost_now = cost;
 	}
+	if ((error = queue_make_room(w, cost_now)) < 0)
+		return error;
 
 	job = job_new(entry, 1);
 	job->cost = cost;
+	if (deferred)
+		job->load_cost = entry_cost(entry);
 	if (needs_worker) {
 		start_workers(w);
 		if (!w->nr_started) {
@@ -1258,7 +1454,7 @@ static int zip_finish(struct archive_writer *base)
 	/* Never a central directory after a failure: git writes none. */
 	if (w->failed)
 		return w->failed;
-	if ((error = queue_drain(w, 0)) < 0 ||
+	if ((error = queue_drain(w)) < 0 ||
 	    (error = write_trailer(w)) < 0)
 		return fail(w, error);
 	w->finished = 1;
@@ -1275,7 +1471,7 @@ static void zip_free(struct archive_writer *base)
 		return;
 	pthread_mutex_lock(&w->mutex);
 	w->stop = 1;
-	pthread_cond_broadcast(&w->cond);
+	pthread_cond_broadcast(&w->work);
 	pthread_mutex_unlock(&w->mutex);
 	for (i = 0; i < w->nr_started; i++)
 		pthread_join(w->threads[i], NULL);
@@ -1284,7 +1480,8 @@ static void zip_free(struct archive_writer *base)
 		w->head = job->next;
 		job_free(job);
 	}
-	pthread_cond_destroy(&w->cond);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->done);
 	pthread_mutex_destroy(&w->mutex);
 	ga_buf_release(&w->out);
 	ga_buf_release(&w->cdir);
@@ -1327,7 +1524,8 @@ int zip_writer_new(struct archive_writer **out, struct sink *sink,
 	w->ut_mtime = (uint32_t)(uint64_t)args->mtime;
 	w->nr_threads = thread_count(args->threads);
 	pthread_mutex_init(&w->mutex, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->done, NULL);
 	ga_buf_grow(&w->out, ZIP_OUT_BUF);
 	*out = &w->base;
 	return 0;

@@ -135,11 +135,12 @@ test_expect_success 'blobs above core.bigFileThreshold, loose and packed' '
 	)
 '
 
-# Blobs above the read-ahead budget (8 MiB for tar, 2 MiB for zip) are
-# read one at a time, or one beside a smaller one, and while the walk
-# waits for one the workers read on through the small blobs after it
-# (z/: more than the 4096 jobs queued ahead, part of it
-# export-ignored); either way the archive keeps tree order.
+# Blobs above the read-ahead budget (8 MiB for tar) are read one at a
+# time, or one beside a smaller one, and while the walk waits for one
+# the workers read on through the small blobs after it (z/: more than
+# the 4096 jobs queued ahead, part of it export-ignored); zip reads no
+# blob ahead, and its deflate workers read those above 2 MiB.  Either
+# way the archive keeps tree order.
 test_expect_success 'blobs larger than the read-ahead budget' '
 	git init -q large &&
 	(
@@ -170,6 +171,104 @@ for d in \"ab\":
 	)
 '
 
+# clone_loose SRC DST: a copy of SRC whose objects are all loose, so
+# that one can be removed or damaged.
+clone_loose () {
+	git clone -q --no-local "$1" "$2" &&
+	(
+		cd "$2" &&
+		mv .git/objects/pack/*.pack "../$2.pack" &&
+		rm -f .git/objects/pack/* &&
+		git unpack-objects -q <"../$2.pack"
+	)
+}
+
+# git writes every full 10240-byte tar block, or every earlier zip
+# member, before the entry that fails.  garchive drops what its writers
+# still hold (a broken archive is never worth completing), so what it
+# writes is a prefix of git's output: never a byte git would not write.
+is_prefix_of () {
+	size=$(wc -c <"$1") &&
+	head -c "$size" "$2" >prefix &&
+	test_cmp prefix "$1"
+}
+
+# zip hands large blobs (above 2 MiB) on unread, for a deflate worker
+# to read when it has room, while the walk goes on; a blob some
+# conversion may change is read and converted by the walk instead.
+test_expect_success 'zip: large members read by the deflate workers' '
+	git init -q deferred &&
+	(
+		cd deferred &&
+		seq 1 600000 >a.txt &&
+		seq 2 600000 >b.txt &&
+		head -c 2200000 /dev/urandom >c.bin &&
+		echo small >d.txt &&
+		seq 3 600000 >crlf.txt &&
+		sed "s/^1/\$Id\$ /" a.txt >ident.txt &&
+		sed "s/^1/\$Format:%H\$ /" a.txt >subst.txt &&
+		seq 4 600000 >filtered.txt &&
+		seq 5 700000 >e.txt &&
+		cat >.gitattributes <<-\EOF &&
+		crlf.txt text eol=crlf
+		ident.txt ident
+		subst.txt export-subst
+		filtered.txt filter=upper
+		EOF
+		git config filter.upper.smudge "tr 0-9 a-j" &&
+		git add . &&
+		git commit -q -m deferred &&
+		same_all --format=zip HEAD &&
+		same_all --format=zip -1 HEAD &&
+		same_all --format=zip -0 HEAD &&
+		test_same_as_git -v --format=zip HEAD &&
+		test_cmp expect.err actual.err &&
+		git config filter.upper.required maybe &&
+		same_errors_as_git --format=zip HEAD &&
+		test_cmp expect.err t8.err &&
+		git config --unset filter.upper.required &&
+		garchive --threads=8 --format=zip HEAD >t8.zip &&
+		unzip -p t8.zip crlf.txt | head -2 >crlf.head &&
+		printf "3\r\n4\r\n" >crlf.expect &&
+		test_cmp crlf.expect crlf.head
+	)
+'
+
+# A large loose blob whose header reads but whose body is damaged: a
+# deflate worker fails to read it, after git's earlier members.  (Cut
+# short instead, it sends libgit2 1.5 into an endless loop, with or
+# without garchive's threads.)
+test_expect_success 'zip: a large member that cannot be read' '
+	clone_loose deferred cut &&
+	(
+		cd cut &&
+		oid=$(git rev-parse HEAD:b.txt) &&
+		obj=.git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-) &&
+		chmod u+w "$obj" &&
+		size=$(wc -c <"$obj") &&
+		{
+			head -c 20000 "$obj" &&
+			head -c 1000 /dev/zero | tr "\\0" x &&
+			tail -c $((size - 21000)) "$obj"
+		} >cut.obj &&
+		mv cut.obj "$obj" &&
+		test_expect_code 128 git archive --format=zip HEAD \
+			>git.out 2>/dev/null &&
+		errors_agree --format=zip HEAD &&
+		echo 128 >expect.code &&
+		test_cmp expect.code t8.code &&
+		grep "^fatal: unable to read $oid: " t8.err &&
+		test $(wc -l <t8.err) = 1 &&
+		is_prefix_of t1.out git.out &&
+		test_cmp t1.out t8.out &&
+		test_cmp t1.out t2.out &&
+		test_expect_code 128 garchive -v --format=zip HEAD \
+			>v.out 2>v.err &&
+		grep "^fatal: unable to read $oid: " v.err &&
+		is_prefix_of v.out git.out
+	)
+'
+
 test_expect_success 'garchive.threads is the default number of workers' '
 	(
 		cd wide &&
@@ -182,15 +281,11 @@ test_expect_success 'garchive.threads is the default number of workers' '
 	)
 '
 
-# A copy of `wide` whose objects are all loose, so that one can be
-# removed or damaged.
+# Copies of `wide` with one blob missing or damaged.
 test_expect_success 'setup broken copies' '
-	git clone -q --no-local wide broken &&
+	clone_loose wide broken &&
 	(
 		cd broken &&
-		mv .git/objects/pack/*.pack ../objects.pack &&
-		rm -f .git/objects/pack/* &&
-		git unpack-objects -q <../objects.pack &&
 		git rev-parse HEAD:a/x/f5.txt >../missing.oid &&
 		git rev-parse HEAD:ignored/only.txt >../ignored.oid &&
 		git rev-parse HEAD:c/y/h2.c >../corrupt.oid
@@ -218,16 +313,6 @@ test_expect_success 'a missing blob: cannot read, status 255, as git' '
 		same_errors_as_git --format=zip HEAD
 	)
 '
-
-# git writes every full 10240-byte tar block, or every earlier zip
-# member, before the entry that fails.  garchive drops what its writers
-# still hold (a broken archive is never worth completing), so what it
-# writes is a prefix of git's output: never a byte git would not write.
-is_prefix_of () {
-	size=$(wc -c <"$1") &&
-	head -c "$size" "$2" >prefix &&
-	test_cmp prefix "$1"
-}
 
 test_expect_success 'the output before a missing blob is a prefix of git'"'"'s' '
 	(

@@ -39,6 +39,13 @@ struct archive_writer {
 };
 
 /*
+ * The zip writer deflates members on worker threads.  It takes a member
+ * larger than this deferred (walk_options.defer_above) when it can, and
+ * reads it when a worker has room for it; tar takes none.
+ */
+#define ZIP_DEFER_ABOVE	((uint64_t)2 << 20)
+
+/*
  * Writers write into `sink`, which they do not own.  `args` must outlive
  * the writer.
  */

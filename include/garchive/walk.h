@@ -40,6 +40,22 @@ struct entry_stream {
 		    size_t *nread);
 };
 
+/*
+ * A large blob handed on unread (see walk_options.defer_above), so that
+ * a writer can read it when it has room, on any of its threads, while
+ * the walk goes on.  load() reads it: on success it sets *data, *len,
+ * *owner and *release as a taken entry->data (see below), and the
+ * caller calls release(owner) once done; on failure it returns the
+ * error the walk's own read would have given.  A writer that keeps the
+ * entry's `deferred` sets that to NULL and calls free() once; the walk
+ * must outlive it.
+ */
+struct entry_deferred {
+	int (*load)(struct entry_deferred *d, const unsigned char **data,
+		    uint64_t *len, void **owner, void (**release)(void *owner));
+	void (*free)(struct entry_deferred *d);
+};
+
 struct archive_entry {
 	const char *path;	/* full archive path; dirs and gitlinks end in '/' */
 	size_t path_len;
@@ -57,6 +73,11 @@ struct archive_entry {
 	void *data_owner;
 	void (*data_release)(void *owner);
 	struct entry_stream *stream;	/* non-NULL only for streamed files */
+	/*
+	 * Non-NULL for a deferred file: `data` is NULL and `size` is the
+	 * blob's, whose bytes are the content (nothing converts them).
+	 */
+	struct entry_deferred *deferred;
 	enum entry_text text;
 	int is_extra;		/* from --add-file/--add-virtual-file */
 };
@@ -80,6 +101,14 @@ struct walk_options {
 	 * filter), and the walk keeps its read-ahead small.
 	 */
 	int reading_bound;
+	/*
+	 * Regular files larger than this whose content no conversion
+	 * changes come deferred (entry->deferred) when the walk reads
+	 * blobs itself (threads = 1); 0: never.  For a writer that
+	 * compresses on worker threads (zip): the walk does not stop at
+	 * a large member while an earlier one is deflated.
+	 */
+	uint64_t defer_above;
 	/* Decided by main from the environment and config: */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */

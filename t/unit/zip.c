@@ -180,6 +180,7 @@ struct fx_entry {
 	unsigned char *data;
 	size_t size;
 	int streamed;
+	int deferred;		/* 1: handed over unread; 2: and unreadable */
 	int shared;		/* data is borrowed, not freed */
 	enum entry_text text;
 };
@@ -270,13 +271,55 @@ struct handed {
 	size_t *released;
 };
 
+/* Workers release buffers too: the counts are atomic. */
+static void count_one(size_t *counter)
+{
+	__atomic_add_fetch(counter, 1, __ATOMIC_SEQ_CST);
+}
+
 static void release_handed(void *owner)
 {
 	struct handed *h = owner;
 
-	(*h->released)++;
+	count_one(h->released);
 	free(h->data);
 	free(h);
+}
+
+/* A member handed over unread, as the walk defers a large blob. */
+struct fake_deferred {
+	struct entry_deferred base;
+	const struct fx_entry *f;
+	size_t *loaded, *freed, *released;
+};
+
+static int fake_load(struct entry_deferred *d, const unsigned char **data,
+		     uint64_t *len, void **owner, void (**release)(void *))
+{
+	struct fake_deferred *fd = (struct fake_deferred *)d;
+	struct handed *h;
+
+	if (fd->f->deferred == 2)
+		return ga_error_code(GA_ERROR, "unable to read %s: broken",
+				     fd->f->oid);
+	h = ga_xmalloc(sizeof(*h));
+	h->data = ga_xmalloc(fd->f->size);
+	memcpy(h->data, fd->f->data, fd->f->size);
+	h->released = fd->released;
+	count_one(fd->loaded);
+	*data = h->data;
+	*len = fd->f->size;
+	*owner = h;
+	*release = release_handed;
+	return 0;
+}
+
+static void fake_free(struct entry_deferred *d)
+{
+	struct fake_deferred *fd = (struct fake_deferred *)d;
+
+	count_one(fd->freed);
+	free(fd);
 }
 
 /*
@@ -291,6 +334,7 @@ static int feed(struct ga_buf *out, const struct fixture *fx,
 	struct mem_sink local, *sink = sink_in ? sink_in : &local;
 	struct archive_writer *w = NULL;
 	size_t i, handed = 0, released = 0;
+	size_t deferred = 0, loaded = 0, freed = 0;
 	int error;
 
 	if (!sink_in)
@@ -315,6 +359,17 @@ static int feed(struct ga_buf *out, const struct fixture *fx,
 			ms.len = f->size;
 			ms.piece = 5000 + i % 7;
 			e.stream = &ms.base;
+		} else if (f->deferred) {
+			struct fake_deferred *fd = ga_xcalloc(1, sizeof(*fd));
+
+			fd->base.load = fake_load;
+			fd->base.free = fake_free;
+			fd->f = f;
+			fd->loaded = &loaded;
+			fd->freed = &freed;
+			fd->released = &released;
+			e.deferred = &fd->base;
+			deferred++;
 		} else if (f->size && (i % 2)) {
 			struct handed *h = ga_xmalloc(sizeof(*h));
 
@@ -331,15 +386,22 @@ static int feed(struct ga_buf *out, const struct fixture *fx,
 		error = w->add(w, &e);
 		if (e.data_release)	/* the writer did not keep it */
 			e.data_release(e.data_owner);
+		if (e.deferred)
+			e.deferred->free(e.deferred);
 		if (error < 0)
 			goto done;
 	}
 	error = w->finish(w);
 done:
 	w->free(w);
-	if (released != handed) {
+	if (released != handed + loaded) {
 		fprintf(stderr, "zip: %zu buffers handed over, %zu released\n",
-			handed, released);
+			handed + loaded, released);
+		abort();
+	}
+	if (freed != deferred) {
+		fprintf(stderr, "zip: %zu members deferred, %zu freed\n",
+			deferred, freed);
 		abort();
 	}
 	return error;
@@ -969,6 +1031,111 @@ static void test_budget(struct ctx *cx)
 	ga_buf_release(&b);
 }
 
+/* Offset of the local header of member `k` (none streamed, no zip64). */
+static size_t local_header_offset(const struct ga_buf *zip, size_t k)
+{
+	const unsigned char *p = (const unsigned char *)zip->ptr;
+	size_t off = 0;
+
+	while (k--)
+		off += 30 + get_le16(p + off + 26) + get_le16(p + off + 28) +
+			get_le32(p + off + 18);
+	return off;
+}
+
+/*
+ * Members handed over unread (entry->deferred), as the walk hands on
+ * large blobs: read when a worker has room, the same bytes whatever
+ * the number of threads, and a failed read reported in its place.
+ */
+static void test_deferred(struct ctx *cx)
+{
+	struct fixture fx = { 0 };
+	struct ga_buf ref = GA_BUF_INIT, out = GA_BUF_INIT;
+	struct archive_args args;
+	size_t big = 30u << 20, i, nr_deferred = 0, failing = 0;
+	unsigned char *buf = ga_xmalloc(big), *noise = ga_xmalloc(3u << 20);
+	static const size_t sizes[] = { 12u << 20, 13u << 20, 50000, 3u << 20,
+					70000, 30u << 20, 9000 };
+	char name[32];
+	int threads, error;
+	uint32_t x = 1;
+
+	for (i = 0; i < big; i++)
+		buf[i] = (unsigned char)("garchive\n"[i % 9] + (i >> 16) % 3);
+	for (i = 0; i < (3u << 20); i++) {
+		x = x * 1103515245 + 12345;
+		noise[i] = (unsigned char)(x >> 16);
+	}
+	fx_add(&fx, "d/", 2, WALK_MODE_DIR, NULL, 0);
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		snprintf(name, sizeof(name), "d/m%zu", i);
+		fx_add_shared(&fx, name, i % 3 ? WALK_MODE_FILE :
+			      WALK_MODE_EXEC, buf, sizes[i]);
+		snprintf(name, sizeof(name), "d/s%zu", i);
+		fx_add_shared(&fx, name, WALK_MODE_FILE, buf + i, 4000 + i);
+	}
+	/* Random bytes: deflated larger, so stored. */
+	fx_add_shared(&fx, "noise", WALK_MODE_FILE, noise, 3u << 20);
+	fx_add_shared(&fx, "tail", WALK_MODE_FILE, buf, 100);
+
+	init_args(&args, REPO_DATE, NULL, -1, 1);
+	feed(&ref, &fx, &args, NULL);
+	for (i = 0; i < fx.nr; i++)
+		if (fx.items[i].size > (2u << 20)) {
+			fx.items[i].deferred = 1;
+			nr_deferred++;
+			if (fx.items[i].size == (3u << 20) && !failing)
+				failing = i;
+		}
+	ok(nr_deferred == 5, "five members handed over unread");
+	for (threads = 1; threads <= 4; threads *= 2) {
+		init_args(&args, REPO_DATE, NULL, -1, threads);
+		error = feed(&out, &fx, &args, NULL);
+		ok(error == 0, "deferred, threads=%d: no error", threads);
+		ok(out.len == ref.len && !memcmp(out.ptr, ref.ptr, ref.len),
+		   "deferred, threads=%d: the same archive", threads);
+	}
+	check_unzip(cx, &out, "deferred members");
+
+	/* Stored throughout (-0): read on the writer's thread. */
+	for (i = 0; i < fx.nr; i++)
+		fx.items[i].deferred = 0;
+	init_args(&args, REPO_DATE, NULL, 0, 1);
+	feed(&ref, &fx, &args, NULL);
+	for (i = 0; i < fx.nr; i++)
+		fx.items[i].deferred = fx.items[i].size > (2u << 20);
+	init_args(&args, REPO_DATE, NULL, 0, 4);
+	feed(&out, &fx, &args, NULL);
+	is_mem(out.ptr, out.len, ref.ptr, ref.len,
+	       "deferred, -0, threads=4: the same archive");
+
+	/* A member that cannot be read: the ones before it, then its error. */
+	init_args(&args, REPO_DATE, NULL, -1, 1);
+	feed(&ref, &fx, &args, NULL);
+	fx.items[failing].deferred = 2;
+	strcpy(fx.items[failing].oid,
+	       "3333333333333333333333333333333333333333");
+	for (threads = 1; threads <= 4; threads *= 4) {
+		init_args(&args, REPO_DATE, NULL, -1, threads);
+		error = feed(&out, &fx, &args, NULL);
+		ok(error == GA_ERROR, "unreadable, threads=%d: fails",
+		   threads);
+		ok(!strcmp(ga_error_message(), "unable to read "
+			   "3333333333333333333333333333333333333333: broken"),
+		   "unreadable, threads=%d: the reader's message", threads);
+		ok(out.len == local_header_offset(&ref, failing) &&
+		   !memcmp(out.ptr, ref.ptr, out.len),
+		   "unreadable, threads=%d: every member before it, no more",
+		   threads);
+	}
+	fx_release(&fx);
+	free(buf);
+	free(noise);
+	ga_buf_release(&ref);
+	ga_buf_release(&out);
+}
+
 static void test_errors(struct ctx *cx)
 {
 	struct fixture fx = { 0 };
@@ -1387,6 +1554,7 @@ int main(void)
 
 	test_many_entries(&cx);
 	test_budget(&cx);
+	test_deferred(&cx);
 	test_errors(&cx);
 	test_huge(&cx);
 done:
