@@ -164,7 +164,14 @@
  * with the members after it meanwhile; one handed over already read
  * stops the walk until it may join.
  */
-#define ZIP_BUDGET	((size_t)8 << 20)
+#define ZIP_BUDGET	((size_t)12 << 20)
+/*
+ * Slack in the pairing rule for the bookkeeping in the costs, so that a
+ * large member joins one of the same size only when both are small.
+ * Not the budget: that is sized for the members deflated ahead while a
+ * large one is, and pairing is a matter of the large ones' own sizes.
+ */
+#define ZIP_PAIR_SLACK	((size_t)4 << 20)
 #define ZIP_MAX_THREADS	64
 
 enum job_state { JOB_PENDING, JOB_DONE };
@@ -947,8 +954,7 @@ done:
 /*
  * Whether a job over the budget, costing `cost`, may hold its input
  * now: when no other one does, or one that makes a small enough pair
- * with it (the budget is slack for the bookkeeping in the costs).
- * Mutex held.
+ * with it.  Mutex held.
  */
 static int oversize_fits_locked(const struct zip_writer *w, size_t cost)
 {
@@ -956,7 +962,7 @@ static int oversize_fits_locked(const struct zip_writer *w, size_t cost)
 
 	return w->nr_oversize == 0 ||
 		(w->nr_oversize == 1 &&
-		 cost + w->oversize <= larger + larger / 2 + ZIP_BUDGET);
+		 cost + w->oversize <= larger + larger / 2 + ZIP_PAIR_SLACK);
 }
 
 /*
