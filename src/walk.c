@@ -46,8 +46,8 @@
  * busy while the other inflates a blob of a few MB, and small blobs may
  * go a quarter of the large blobs in memory past it, so that a free
  * worker reads on while the walk waits for a large one.  Otherwise a
- * later stage sets the pace or holds memory of its own (zip, gzip), and
- * 2 MiB is enough.
+ * compressor sets the pace, and 2 MiB is enough.  (zip reads no blob
+ * ahead: see walk_options.defer_above.)
  */
 #define WALK_PREFETCH_BUDGET_READING	((size_t)8 << 20)
 #define WALK_PREFETCH_BESIDE_LARGE	4

@@ -255,7 +255,7 @@ struct zip_writer {
 	pthread_cond_t work, done;
 	int nr_idle;			/* workers asleep on `work` */
 	int writer_waits;		/* the writer asleep on `done` */
-	/* With writer_waits: it also waits for room for this much. */
+	/* With writer_waits: it also waits for a job of this cost to fit. */
 	int writer_wants_room;
 	size_t writer_room;
 	struct zip_job *head, *tail;
@@ -956,7 +956,7 @@ done:
  * now: when no other one does, or one that makes a small enough pair
  * with it.  Mutex held.
  */
-static int oversize_fits_locked(const struct zip_writer *w, size_t cost)
+static int oversize_fits(const struct zip_writer *w, size_t cost)
 {
 	size_t larger = cost > w->oversize ? cost : w->oversize;
 
@@ -972,6 +972,19 @@ static int oversize_fits_locked(const struct zip_writer *w, size_t cost)
 static int has_room(const struct zip_writer *w, size_t cost)
 {
 	return w->in_flight + cost <= ZIP_BUDGET + w->oversize;
+}
+
+/*
+ * Whether a job of `cost`, handed over with its content, may join the
+ * queue: a large one when it fits beside the large ones in memory (the
+ * small ones staying within the budget), another when the budget has
+ * room.  Mutex held.
+ */
+static int may_join(const struct zip_writer *w, size_t cost)
+{
+	if (cost > ZIP_BUDGET)
+		return oversize_fits(w, cost) && has_room(w, 0);
+	return has_room(w, cost);
 }
 
 /* Count `job` among the large ones in memory.  Mutex held. */
@@ -1026,7 +1039,7 @@ static int may_start(const struct zip_writer *w, const struct zip_job *job)
 	if (!job->load_cost)
 		return 1;
 	if (job->load_cost > ZIP_BUDGET)
-		return oversize_fits_locked(w, job->load_cost);
+		return oversize_fits(w, job->load_cost);
 	return job == w->head || has_room(w, job->load_cost - job->cost);
 }
 
@@ -1086,7 +1099,7 @@ static void *worker_main(void *arg)
 			pthread_cond_signal(&w->work);
 		if (w->writer_waits &&
 		    (job == w->head ||
-		     (w->writer_wants_room && has_room(w, w->writer_room))))
+		     (w->writer_wants_room && may_join(w, w->writer_room))))
 			pthread_cond_signal(&w->done);
 	}
 	pthread_mutex_unlock(&w->mutex);
@@ -1185,9 +1198,9 @@ static int queue_drain(struct zip_writer *w)
 }
 
 /*
- * Wait until a job of `cost` fits the budget, writing jobs as they are
- * done: workers free room as they deflate (a deflated job holds only
- * its output), not only when the head is written.
+ * Wait until a job of `cost` may join (may_join), writing jobs as they
+ * are done: workers free room as they deflate (a deflated job holds
+ * only its output), not only when the head is written.
  */
 static int queue_make_room(struct zip_writer *w, size_t cost)
 {
@@ -1196,7 +1209,7 @@ static int queue_make_room(struct zip_writer *w, size_t cost)
 
 	for (;;) {
 		pthread_mutex_lock(&w->mutex);
-		while (!has_room(w, cost) && w->head->state != JOB_DONE) {
+		while (!may_join(w, cost) && w->head->state != JOB_DONE) {
 			w->writer_waits = 1;
 			w->writer_wants_room = 1;
 			w->writer_room = cost;
@@ -1204,7 +1217,7 @@ static int queue_make_room(struct zip_writer *w, size_t cost)
 			w->writer_waits = 0;
 			w->writer_wants_room = 0;
 		}
-		job = has_room(w, cost) ? NULL : w->head;
+		job = may_join(w, cost) ? NULL : w->head;
 		if (job)
 			unlink_head(w);
 		pthread_mutex_unlock(&w->mutex);
@@ -1213,28 +1226,6 @@ static int queue_make_room(struct zip_writer *w, size_t cost)
 		if ((error = emit_and_free(w, job)) < 0)
 			return error;
 	}
-}
-
-/* Whether a job over the budget, costing `cost`, may join the queue. */
-static int oversize_fits(struct zip_writer *w, size_t cost)
-{
-	int fits;
-
-	pthread_mutex_lock(&w->mutex);
-	fits = oversize_fits_locked(w, cost);
-	pthread_mutex_unlock(&w->mutex);
-	return fits;
-}
-
-/* Write jobs, waiting for them, until a job of `cost` fits. */
-static int queue_make_room_for_oversize(struct zip_writer *w, size_t cost)
-{
-	int error;
-
-	while (!oversize_fits(w, cost))
-		if ((error = emit_and_free(w, queue_pop(w, 1))) < 0)
-			return error;
-	return 0;
 }
 
 static int queue_is_empty(struct zip_writer *w)
@@ -1289,7 +1280,6 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 {
 	const char *oid_hex = entry->oid_hex ? entry->oid_hex : "";
 	size_t cost = entry_cost(entry);
-	size_t cost_now;
 	int needs_worker, deferred, error;
 	struct zip_job *job;
 
@@ -1335,15 +1325,7 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 			return error;
 		return add_inline(w, entry);
 	}
-	if (cost > ZIP_BUDGET) {
-		if ((error = queue_make_room_for_oversize(w, cost)) < 0)
-			return error;
-		/* The small jobs stay within the budget beside the pair. */
-		cost_now = 0;
-	} else {
-		cost_now = cost;
-	}
-	if ((error = queue_make_room(w, cost_now)) < 0)
+	if ((error = queue_make_room(w, cost)) < 0)
 		return error;
 
 	job = job_new(entry, 1);

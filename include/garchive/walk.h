@@ -96,9 +96,9 @@ struct walk_options {
 	int threads;			/* blob prefetch workers, 0 = default */
 	/*
 	 * Reading blobs is all the work (a plain tar): the walk may spend
-	 * more memory reading ahead.  Otherwise a later stage is slower or
-	 * holds memory of its own (zip deflating members, a compressing
-	 * filter), and the walk keeps its read-ahead small.
+	 * more memory reading ahead.  Otherwise a later stage (a
+	 * compressing filter) sets the pace, and the walk keeps its
+	 * read-ahead small.
 	 */
 	int reading_bound;
 	/*
