@@ -1,6 +1,7 @@
 # garchive: a drop-in replacement for `git archive`.
 #
-#   make deps       install the build and test dependencies (Debian)
+#   make deps       install what building and `make test` need (Debian)
+#   make deps-dev   also what check-asan, valgrind, fuzz and doc need
 #   make            build ./garchive
 #   make test       build, then run the whole test suite under prove
 #   make check-asan the test suite under AddressSanitizer + UBSan
@@ -26,8 +27,17 @@ WERROR ?=
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wno-missing-field-initializers $(if $(WERROR),-Werror)
 
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libgit2 zlib 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libgit2 zlib 2>/dev/null)
+# pkg-config is asked when a recipe first needs its answer, not when make
+# reads this file: in `make deps all`, `deps` installs pkg-config and
+# libgit2-dev before anything is compiled.  Each is asked once per run.
+DEPS_CFLAGS = $(eval DEPS_CFLAGS := $$(call pkg_config,--cflags))$(DEPS_CFLAGS)
+DEPS_LIBS = $(eval DEPS_LIBS := $$(call pkg_config,--libs))$(DEPS_LIBS)
+pkg_config = $(call pkg_config_checked,$(shell $(PKG_CONFIG) $(1) libgit2 \
+	zlib 2>/dev/null || echo pkg-config-failed))
+pkg_config_checked = $(if $(filter pkg-config-failed,$(1)),$(error \
+	$(PKG_CONFIG) does not find libgit2 and zlib: run `make deps` first \
+	(Debian), or install pkg-config and the development files of \
+	libgit2 and zlib),$(1))
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	     -pthread $(WARNINGS) $(CFLAGS)
@@ -44,12 +54,21 @@ SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 PROVE ?= prove
 PROVE_FLAGS ?= -j2
 
+# Debian packages, by names that every release since 12 (bookworm) has.
+# DEB_PACKAGES build garchive and run every script of `make test`: the
+# tests compare with git, read zip and xz archives back (unzip, xz-utils),
+# build raw objects (python3), archive LFS pointers (git-lfs), install and
+# read the manual and completion (man-db, groff-base, bash-completion) and
+# watch system calls (strace).  DEB_DEV_PACKAGES are for the developer's
+# targets and CI: check-asan and fuzz (clang and its runtime), valgrind,
+# doc (asciidoctor).
 DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev git gzip \
-	       xz-utils unzip python3 git-lfs valgrind clang \
-	       libclang-rt-14-dev asciidoctor man-db groff-base bash-completion
+	       xz-utils unzip python3 git-lfs man-db groff-base \
+	       bash-completion strace
+DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
-.PHONY: all deps test unit check-asan valgrind fuzz fuzz-build clean \
-	install uninstall doc bench
+.PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
+	clean install uninstall doc bench
 
 all: garchive
 
@@ -73,11 +92,26 @@ unit: $(UNIT_TESTS)
 test: garchive unit
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 
-deps:
-	@if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+# With `make deps all` (or `make -j deps test`), nothing is compiled
+# before the packages are in.
+$(OBJS) $(UNIT_TESTS): | $(filter deps deps-dev,$(MAKECMDGOALS))
+
+APT_INSTALL = @if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	echo "== apt-get update, then install: $(1)"; \
 	$$sudo apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q \
-		$(DEB_PACKAGES)
+		--no-install-recommends $(1) && \
+	echo "== installed: $(1)"
+
+deps:
+	@echo "== make deps: the Debian packages that building garchive and \
+	running make test need"
+	$(call APT_INSTALL,$(DEB_PACKAGES))
+
+deps-dev:
+	@echo "== make deps-dev: make deps, and what check-asan, valgrind, \
+	fuzz and doc need"
+	$(call APT_INSTALL,$(DEB_PACKAGES) $(DEB_DEV_PACKAGES))
 
 # A separate build tree, so sanitizer objects never mix with normal ones.
 check-asan:
