@@ -21,13 +21,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 #include <git2/sys/config.h>
 
 #define CONFIG_MAX_INCLUDE_DEPTH 10
 #define CONFIG_SYSTEM_FILE "/etc/gitconfig"
 /* git's system_path() base for "%(prefix)/" (Debian's git: /usr). */
 #define CONFIG_GIT_PREFIX "/usr"
+
+/* What a backend hands libgit2 (see libgit2.h), and the entry in it. */
+#ifdef GA_LIBGIT2_BACKEND_ENTRY
+typedef git_config_backend_entry lg_entry;
+#define LG_BASE(e) (&(e)->entry)
+#else
+typedef git_config_entry lg_entry;
+#define LG_BASE(e) (e)
+#endif
 
 struct entry {
 	char *name;		/* canonical: section and key lower case */
@@ -36,7 +45,7 @@ struct entry {
 	const char *origin;	/* " in file <file>" or "" */
 	int line;
 	enum config_scope scope;
-	git_config_entry lg;	/* the same entry for libgit2 */
+	lg_entry lg;		/* the same entry for libgit2 */
 };
 
 /*
@@ -124,7 +133,7 @@ static const char *table_intern(struct table *t, char *s)
 	return s;
 }
 
-static void noop_entry_free(git_config_entry *e)
+static void noop_entry_free(lg_entry *e)
 {
 	(void)e;
 }
@@ -206,8 +215,8 @@ static void add_entry(struct loader *ld, const struct source *src,
 	e->line = src->display ? line : -1;
 	e->scope = ld->scope;
 	/* Pointers are fixed up once the table stops growing. */
-	e->lg.include_depth = (unsigned int)ld->depth;
-	e->lg.level = scope_level(ld->scope);
+	LG_BASE(&e->lg)->include_depth = (unsigned int)ld->depth;
+	LG_BASE(&e->lg)->level = scope_level(ld->scope);
 	e->lg.free = noop_entry_free;
 }
 
@@ -1450,7 +1459,7 @@ static int read_repo_levels(struct loader *ld)
 	for (i = first; i < ld->tab->nr; i++) {
 		struct entry *e = &ld->tab->items[i];
 
-		if (!e->lg.include_depth &&
+		if (!LG_BASE(&e->lg)->include_depth &&
 		    !strcmp(e->name, "extensions.worktreeconfig") &&
 		    (error = config_parse_bool(&wtconfig, e->name,
 					       e->value)) < 0)
@@ -1586,13 +1595,13 @@ static int lg_open(git_config_backend *b, git_config_level_t level,
 }
 
 static int lg_get(git_config_backend *b, const char *key,
-		  git_config_entry **out)
+		  lg_entry **out)
 {
 	const struct entry *e = table_find(((struct lg_backend *)b)->tab, key);
 
 	if (!e)
 		return GIT_ENOTFOUND;
-	*out = (git_config_entry *)&e->lg;
+	*out = (lg_entry *)&e->lg;
 	return 0;
 }
 
@@ -1637,7 +1646,7 @@ static int lg_del_multivar(git_config_backend *b, const char *key,
 	return lg_readonly();
 }
 
-static int lg_iter_next(git_config_entry **out, git_config_iterator *it)
+static int lg_iter_next(lg_entry **out, git_config_iterator *it)
 {
 	struct lg_iter *i = (struct lg_iter *)it;
 
@@ -1765,8 +1774,8 @@ int config_load(struct ga_config **out, git_repository *repo,
 	for (i = 0; i < cfg->tab->nr; i++) {
 		struct entry *e = &cfg->tab->items[i];
 
-		e->lg.name = e->name;
-		e->lg.value = e->value;
+		LG_BASE(&e->lg)->name = e->name;
+		LG_BASE(&e->lg)->value = e->value;
 	}
 
 	/* On failure libgit2 does not own the backend yet. */

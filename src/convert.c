@@ -1530,7 +1530,7 @@ int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 	struct ga_buf bufs[2] = { GA_BUF_INIT, GA_BUF_INIT };
 	struct ga_buf *cur = NULL, *next = &bufs[0];
 	const unsigned char *src = data;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	int ret, error;
 
 	if ((error = convert_attrs(&ca, conv, attrs)) < 0)

@@ -39,7 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 #include <zlib.h>
 
 #ifndef GARCHIVE_VERSION

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 /*
  * Jobs queued ahead of the walk, whatever their size.  The scout tops

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 uint32_t rawtree_canon_mode(uint32_t mode)
 {

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 /* git's MAX_ARGS: the argument vector, argv[0] included. */
 #define REMOTE_MAX_ARGS 64

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 extern char **environ;
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 /* The ref a name means, as git's dwim_ref() finds it, or NULL. */
 static char *dwim_refname(git_repository *repo, const char *name,

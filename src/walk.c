@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 /* git's default core.bigFileThreshold. */
 #define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
