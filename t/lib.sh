@@ -144,12 +144,19 @@ test_run_body_ () {
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
+	# Without -v, the log gets a trace of the commands too, so that
+	# a failure shows the command that failed, not only the test.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
 		test_eval_body_ "$1"
+		test_body_status=$?
 	else
-		test_eval_body_ "$1" >"$test_log" 2>&1
+		{
+			set -x
+			test_eval_body_ "$1"
+			test_body_status=$?
+			{ set +x; } 2>/dev/null
+		} >"$test_log" 2>&1
 	fi
-	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then
 		eval "$test_cleanup_cmds_ :" >>"$test_log" 2>&1 ||
 			test_body_status=1
@@ -159,11 +166,21 @@ test_run_body_ () {
 	return $test_body_status
 }
 
+# A failed test's diagnostics: the end of its log (the commands run,
+# prefixed with "+", and what they said, such as test_cmp's diff), then
+# its body.  On stderr too under prove, which shows stderr even when it
+# hides TAP comments.
 test_report_failure_ () {
-	if test -z "$GARCHIVE_TEST_VERBOSE" && test -s "$test_log"; then
-		tail -n 30 "$test_log" | say_diag
-	fi
-	printf '%s\n' "$1" | say_diag
+	{
+		echo "failed test $test_count in $TEST_NAME: $2"
+		if test -z "$GARCHIVE_TEST_VERBOSE" && test -s "$test_log"
+		then
+			echo "its last commands and their output:"
+			tail -n 40 "$test_log"
+		fi
+		echo "its body:"
+		printf '%s\n' "$1"
+	} | say_diag >&2
 }
 
 # test_expect_success [PREREQ] 'title' 'body'
@@ -183,7 +200,7 @@ test_expect_success () {
 	else
 		test_failures=$((test_failures + 1))
 		echo "not ok $test_count - $1"
-		test_report_failure_ "$2"
+		test_report_failure_ "$2" "$1"
 	fi
 }
 
