@@ -2027,3 +2027,38 @@ git_config *config_libgit2(const struct ga_config *cfg)
 {
 	return cfg->lg;
 }
+
+int config_safe_directory(int *out, const struct ga_config *cfg,
+			  const char *path)
+{
+	size_t i;
+
+	*out = 0;
+	for (i = 0; i < cfg->tab->nr; i++) {
+		const struct entry *e = &cfg->tab->items[i];
+		char *expanded;
+
+		/* A repository cannot vouch for itself. */
+		if (e->scope == CONFIG_SCOPE_LOCAL ||
+		    e->scope == CONFIG_SCOPE_WORKTREE ||
+		    strcmp(e->name, "safe.directory"))
+			continue;
+		/* An empty value forgets the entries before it. */
+		if (!e->value || !*e->value) {
+			*out = 0;
+			continue;
+		}
+		if (!strcmp(e->value, "*")) {
+			*out = 1;
+			continue;
+		}
+		/* Compared as written, after "~" (no realpath, no "/"). */
+		if (!(expanded = interpolate_path(e->value, 0)))
+			return ga_error_set("failed to expand user dir in: "
+					    "'%s'", e->value);
+		if (!strcmp(expanded, path))
+			*out = 1;
+		free(expanded);
+	}
+	return 0;
+}

@@ -25,6 +25,7 @@
 #include "garchive/remote.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
+#include "safedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +84,7 @@ struct run {
 	char *attr_info;
 	char *attr_info_shown;	/* its name in messages, or NULL */
 	char *toplevel;
+	char *dubious;		/* a repository refused for its owner */
 
 	/* Serving a --remote client (upload-archive--writer). */
 	int serving;
@@ -136,6 +138,8 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
  */
 static void tune_libgit2(void)
 {
+	/* Repositories owned by others: git's rules, see safedir.h. */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	/* git does not re-hash objects it reads for an archive either. */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	/*
@@ -275,6 +279,73 @@ static int open_failed(void)
 }
 
 /*
+ * The directory above `cwd` (or `cwd` itself) that holds ".git", as
+ * git's discovery stops at it, or NULL.
+ */
+static char *dotgit_parent(const char *cwd)
+{
+	char *dir = ga_xstrdup(cwd), *dotgit, *slash;
+	struct stat st;
+
+	for (;;) {
+		dotgit = ga_xstrfmt("%s/.git", *dir ? dir : "");
+		if (!lstat(dotgit, &st)) {
+			free(dotgit);
+			return dir;
+		}
+		free(dotgit);
+		if (!*dir || !(slash = strrchr(dir, '/'))) {
+			free(dir);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+}
+
+/*
+ * A discovered repository that belongs to someone else is refused as
+ * git 2.39 refuses it: git then goes on as outside any repository, and
+ * names it when one is needed.  Checked are the directory where the
+ * search stopped - the git directory itself when we run inside one (or
+ * in a bare repository), else the directory holding ".git", that
+ * ".git" and, for a ".git" file, the directory it points to.
+ */
+static int check_owner(struct run *r, int *refused)
+{
+	char cwd[PATH_MAX], gitdir[PATH_MAX], *top = NULL, *dotgit = NULL;
+	const char *gitfile = NULL;
+	const char *const *overrides = (const char *const *)r->global.config;
+	size_t len;
+	struct stat st;
+	int ok, error;
+
+	*refused = 0;
+	if (!getcwd(cwd, sizeof(cwd)) ||
+	    !realpath(git_repository_path(r->repo), gitdir))
+		return 0;
+	len = strlen(gitdir);
+	if (!strncmp(cwd, gitdir, len) && (!cwd[len] || cwd[len] == '/')) {
+		error = safedir_check(&ok, overrides, r->global.nr_config,
+				      NULL, NULL, gitdir);
+	} else {
+		if (!(top = dotgit_parent(cwd)))
+			return 0;
+		dotgit = ga_xstrfmt("%s/.git", top);
+		if (!lstat(dotgit, &st) && S_ISREG(st.st_mode))
+			gitfile = dotgit;
+		error = safedir_check(&ok, overrides, r->global.nr_config,
+				      gitfile, top, gitfile ? gitdir : dotgit);
+	}
+	if (!error && !ok) {
+		*refused = 1;
+		r->dubious = ga_xstrdup(top ? top : gitdir);
+	}
+	free(top);
+	free(dotgit);
+	return error;
+}
+
+/*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
  * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
@@ -284,7 +355,7 @@ static int open_repository(struct run *r)
 {
 	const char *gitdir = getenv("GIT_DIR");
 	const char *worktree = getenv("GIT_WORK_TREE");
-	int error;
+	int error, refused;
 
 	if (gitdir && *gitdir) {
 		error = git_repository_open_ext(&r->repo, gitdir,
@@ -314,6 +385,12 @@ static int open_repository(struct run *r)
 			git_error_clear();
 		} else if (error < 0) {
 			return open_failed();
+		} else if ((error = check_owner(r, &refused)) < 0) {
+			return error;
+		} else if (refused) {
+			/* As outside one, its configuration unread. */
+			git_repository_free(r->repo);
+			r->repo = NULL;
 		} else if (worktree && *worktree &&
 			   (error = set_workdir(r->repo, worktree)) < 0) {
 			return error;
@@ -794,6 +871,8 @@ static int archive_from_options(struct run *r)
 	if (r->serving && !r->opts.format->remote)
 		return ga_error_set("Unknown archive format '%s'",
 				    r->opts.format->name);
+	if (!r->repo && r->dubious)
+		return safedir_refuse(r->dubious);
 	if (!r->repo)
 		return ga_error_set("not a git repository (or any of the "
 				    "parent directories): .git");
@@ -933,7 +1012,9 @@ static int run_upload_archive_writer(struct run *r)
 	umask(umask_bits);
 	if (r->global.argc != 2 || !strcmp(r->global.argv[1], "-h"))
 		return subcommand_usage(r, remote_upload_archive_usage());
-	if ((error = remote_enter_repo(&r->repo, r->global.argv[1])) < 0)
+	if ((error = remote_enter_repo(&r->repo, r->global.argv[1],
+			(const char *const *)r->global.config,
+			r->global.nr_config)) < 0)
 		return error;
 	r->cwd_prefix = ga_xstrdup("");
 	if ((error = load_settings(r, umask_bits)) < 0)
@@ -988,6 +1069,7 @@ static void run_release(struct run *r)
 	free(r->attr_info);
 	free(r->attr_info_shown);
 	free(r->toplevel);
+	free(r->dubious);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);
 }
 

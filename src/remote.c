@@ -9,6 +9,7 @@
 #include "garchive/filter.h"
 #include "child.h"
 #include "pktline.h"
+#include "safedir.h"
 #include "transport.h"
 
 #include <errno.h>
@@ -339,20 +340,6 @@ static char *expand_user_path(const char *path)
 	return ga_xstrfmt("%s%s", home, slash ? slash : "");
 }
 
-/*
- * libgit2 refused a repository because of its owner.  libgit2 1.5
- * reports GIT_EOWNER, or, when no safe.directory is configured at all,
- * the failed lookup of that key.
- */
-static int refused_for_owner(int error)
-{
-	const git_error *e = git_error_last();
-
-	return error == GIT_EOWNER ||
-	       (error == GIT_ENOTFOUND && e && e->message &&
-		strstr(e->message, "'safe.directory'"));
-}
-
 static int is_git_directory(const char *path)
 {
 	git_repository *repo = NULL;
@@ -362,8 +349,7 @@ static int is_git_directory(const char *path)
 					GIT_REPOSITORY_OPEN_NO_SEARCH |
 					GIT_REPOSITORY_OPEN_NO_DOTGIT |
 					GIT_REPOSITORY_OPEN_BARE, NULL);
-	/* Ownership is checked once it is entered, with git's message. */
-	ok = error == 0 || refused_for_owner(error);
+	ok = error == 0;
 	git_repository_free(repo);
 	git_error_clear();
 	return ok;
@@ -405,7 +391,8 @@ static int not_a_repository(const char *path)
 			    path);
 }
 
-int remote_enter_repo(git_repository **out, const char *path)
+int remote_enter_repo(git_repository **out, const char *path,
+		      const char *const *overrides, size_t nr_overrides)
 {
 	static const char *const suffix[] = {
 		"/.git", "", ".git/.git", ".git", NULL
@@ -414,7 +401,7 @@ int remote_enter_repo(git_repository **out, const char *path)
 	char *base = NULL, *candidate = NULL, *gitfile = NULL;
 	char real[PATH_MAX];
 	struct stat st;
-	int error;
+	int error, safe;
 
 	*out = NULL;
 	while (len > 1 && path[len - 1] == '/')
@@ -436,8 +423,24 @@ int remote_enter_repo(git_repository **out, const char *path)
 			break;
 	}
 	if (!suffix[i] ||
-	    (S_ISREG(st.st_mode) && !(gitfile = read_gitfile(candidate))) ||
-	    chdir(gitfile ? gitfile : candidate) < 0) {
+	    (S_ISREG(st.st_mode) && !(gitfile = read_gitfile(candidate)))) {
+		error = not_a_repository(path);
+		goto done;
+	}
+	/*
+	 * git checks the owners of what it found and of a gitfile's
+	 * target, and names the target (or what it found, "~" expanded)
+	 * in its refusal; safe.directory must name what it found.
+	 */
+	if ((error = safedir_check(&safe, overrides, nr_overrides,
+				   gitfile, NULL, candidate)) < 0)
+		goto done;
+	if (!safe) {
+		error = safedir_refuse(gitfile && realpath(gitfile, real) ?
+				       real : candidate);
+		goto done;
+	}
+	if (chdir(gitfile ? gitfile : candidate) < 0) {
 		error = not_a_repository(path);
 		goto done;
 	}
@@ -449,21 +452,8 @@ int remote_enter_repo(git_repository **out, const char *path)
 					GIT_REPOSITORY_OPEN_NO_SEARCH |
 					GIT_REPOSITORY_OPEN_NO_DOTGIT |
 					GIT_REPOSITORY_OPEN_BARE, NULL);
-	if (refused_for_owner(error)) {
-		/* git names it as found: "~" expanded, a gitfile resolved. */
-		const char *shown = candidate;
-
-		if (gitfile && realpath(gitfile, real))
-			shown = real;
-		error = ga_error_set("detected dubious ownership in "
-				     "repository at '%s'\n"
-				     "To add an exception for this "
-				     "directory, call:\n\n"
-				     "\tgit config --global --add "
-				     "safe.directory %s", shown, shown);
-	} else if (error < 0) {
+	if (error < 0)
 		error = not_a_repository(path);
-	}
 	git_error_clear();
 done:
 	free(base);

@@ -129,6 +129,18 @@ int config_error_entry(const struct config_entry *e);
 int config_error_nonbool(const struct config_entry *e);
 
 /*
+ * safe.directory as git 2.39's ensure_valid_ownership() reads it: the
+ * entries of every level but the repository's, in order; "*" allows
+ * any path, an empty value forgets the entries before it, any other
+ * value allows `path` when it is equal to it after "~" and "%(prefix)/"
+ * are expanded.  Sets *out to 1 when the last word
+ * allows `path`.  Returns 0, or GA_ERROR with git's "failed to expand
+ * user dir in: '<value>'".
+ */
+int config_safe_directory(int *out, const struct ga_config *cfg,
+			  const char *path);
+
+/*
  * The libgit2 view of the same stack, for libgit2 APIs that need one
  * (git_repository_set_config() makes libgit2's own lookups use it).  A
  * read-only in-memory backend at GIT_CONFIG_LEVEL_APP holds every entry,

@@ -83,10 +83,15 @@ int remote_upload_archive(const struct remote_server_options *opts);
 /*
  * git's enter_repo() for upload-archive: `path` with "~" and "~user"
  * expanded, tried as given with "/.git", "", ".git/.git" and ".git"
- * appended (a file being a gitfile); chdir there and open it.  Returns
- * 0, or GA_ERROR with "'<path>' does not appear to be a git repository".
+ * appended (a file being a gitfile); chdir there and open it.  A
+ * repository that belongs to someone else is refused as git 2.39.5
+ * refuses it, unless safe.directory (system, global, the environment's
+ * and `overrides`, the -c options) allows it.  Returns 0, or GA_ERROR
+ * with "'<path>' does not appear to be a git repository" or git's
+ * "detected dubious ownership in repository at '<path>'" and its hint.
  */
-int remote_enter_repo(git_repository **out, const char *path);
+int remote_enter_repo(git_repository **out, const char *path,
+		      const char *const *overrides, size_t nr_overrides);
 
 /*
  * The writer's half of the protocol: read "argument <arg>" pkt-lines
