@@ -88,8 +88,14 @@ t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h libgarchive.a
 
 unit: $(UNIT_TESTS)
 
+# The wall clock the tests share between git and garchive (t/clock.c):
+# a preloaded library, built without the sanitizer flags of check-asan.
+TEST_CLOCK = t/clock.so
+$(TEST_CLOCK): t/clock.c
+	cc -shared -fPIC -O2 -o $@ t/clock.c -ldl
+
 # prove -e '' runs the unit test binaries and the shell scripts directly.
-test: garchive unit
+test: garchive unit $(TEST_CLOCK)
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 
 # With `make deps all` (or `make -j deps test`), nothing is compiled
@@ -117,7 +123,7 @@ deps-dev:
 check-asan:
 	$(MAKE) -C . clean-objs
 	$(MAKE) CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
-		LDFLAGS='-fsanitize=address,undefined' garchive unit
+		LDFLAGS='-fsanitize=address,undefined' garchive unit $(TEST_CLOCK)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/t/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -133,7 +139,7 @@ clean-objs:
 	rm -f src/*.o libgarchive.a garchive $(UNIT_TESTS)
 
 clean: clean-objs
-	rm -rf t/trash-* t/unit/*.dSYM t/fuzz/obj t/fuzz/*-fuzzer \
+	rm -rf t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/obj t/fuzz/*-fuzzer \
 		t/fuzz/work t/valgrind/logs
 
 # memcheck over the unit tests and a representative subset of the shell
@@ -155,7 +161,7 @@ VALGRIND_OPTS = --error-exitcode=99 --leak-check=full \
 VALGRIND_UNITS = $(filter-out t/unit/filter.t,$(UNIT_TESTS))
 VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/logs/unit.%p
 
-valgrind: garchive unit
+valgrind: garchive unit $(TEST_CLOCK)
 	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
 	$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
 	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind \

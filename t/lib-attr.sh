@@ -13,7 +13,7 @@
 
 # A comparison that says which one failed.
 same_form_ () {
-	test_same_as_git_now "$@" && return 0
+	test_same_as_git "$@" && return 0
 	echo >&2 "differs from git: archive $*"
 	return 1
 }

@@ -56,6 +56,21 @@ umask 022
 PATH="$GARCHIVE_BUILD_DIR:$PATH"
 export PATH
 
+# The wall clock both tools read in a comparison (t/clock.c): archives of
+# a tree carry "now", and on a busy machine git's run and garchive's may
+# land in different seconds.  `make test` builds the library; a script
+# run on its own builds it when missing.
+TEST_CLOCK_LIB=$TEST_DIRECTORY/clock.so
+if ! test -f "$TEST_CLOCK_LIB" ||
+   test "$TEST_DIRECTORY/clock.c" -nt "$TEST_CLOCK_LIB"
+then
+	cc -shared -fPIC -O2 -o "$TEST_CLOCK_LIB.$$" \
+		"$TEST_DIRECTORY/clock.c" -ldl 2>/dev/null &&
+	mv -f "$TEST_CLOCK_LIB.$$" "$TEST_CLOCK_LIB"
+	rm -f "$TEST_CLOCK_LIB.$$"
+fi
+test -f "$TEST_CLOCK_LIB" || TEST_CLOCK_LIB=
+
 rm -rf "$TRASH_DIRECTORY" || exit 1
 mkdir -p "$TRASH_DIRECTORY" || exit 1
 HOME="$TRASH_DIRECTORY"
@@ -144,19 +159,12 @@ test_run_body_ () {
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
-	# Without -v, the log gets a trace of the commands too, so that
-	# a failure shows the command that failed, not only the test.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
 		test_eval_body_ "$1"
-		test_body_status=$?
 	else
-		{
-			set -x
-			test_eval_body_ "$1"
-			test_body_status=$?
-			{ set +x; } 2>/dev/null
-		} >"$test_log" 2>&1
+		test_eval_body_ "$1" >"$test_log" 2>&1
 	fi
+	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then
 		eval "$test_cleanup_cmds_ :" >>"$test_log" 2>&1 ||
 			test_body_status=1
@@ -166,16 +174,16 @@ test_run_body_ () {
 	return $test_body_status
 }
 
-# A failed test's diagnostics: the end of its log (the commands run,
-# prefixed with "+", and what they said, such as test_cmp's diff), then
-# its body.  On stderr too under prove, which shows stderr even when it
-# hides TAP comments.
+# A failed test's diagnostics: the end of its log (what its commands
+# said: test_cmp's diff, the exit statuses same_code_as_git_ compares,
+# test_must_fail's complaint), then its body.  On stderr, which prove
+# shows, where it hides TAP comments unless run with -v.
 test_report_failure_ () {
 	{
 		echo "failed test $test_count in $TEST_NAME: $2"
 		if test -z "$GARCHIVE_TEST_VERBOSE" && test -s "$test_log"
 		then
-			echo "its last commands and their output:"
+			echo "the end of its output:"
 			tail -n 40 "$test_log"
 		fi
 		echo "its body:"
@@ -344,6 +352,24 @@ diagnostics () {
 	grep -E '^(fatal|error|warning):' "$1" || :
 }
 
+# frozen CMD...: run CMD (a command or a shell function) with the wall
+# clock held at $test_clock, the second test_clock_start set.  Without
+# the library (no C compiler), CMD runs on the real clock.
+frozen () {
+	if test -n "$TEST_CLOCK_LIB"
+	then
+		LD_PRELOAD="$TEST_CLOCK_LIB${LD_PRELOAD:+ $LD_PRELOAD}" \
+		GARCHIVE_TEST_CLOCK=$test_clock "$@"
+	else
+		"$@"
+	fi
+}
+
+# test_clock_start: hold the clock of the next frozen runs at now.
+test_clock_start () {
+	test_clock=$(date +%s)
+}
+
 # same_code_as_git_ [WHAT]: after a run of git and of garchive that set
 # expect_code and actual_code, fail if they differ, showing garchive's
 # stderr (actual.err).  WHAT, when given, ends the message in ().
@@ -362,10 +388,11 @@ same_code_as_git_ () {
 # $ref_git_opts (words, e.g. -c tar.tgz.command=...) go to the reference
 # git only.
 same_failure_as_git () {
+	test_clock_start
 	# shellcheck disable=SC2086
-	git $ref_git_opts archive "$@" >expect.out 2>expect.err
+	frozen git $ref_git_opts archive "$@" >expect.out 2>expect.err
 	expect_code=$?
-	garchive "$@" >actual.out 2>actual.err
+	frozen garchive "$@" >actual.out 2>actual.err
 	actual_code=$?
 	diagnostics expect.err >expect.diag
 	diagnostics actual.err >actual.diag
@@ -374,16 +401,11 @@ same_failure_as_git () {
 }
 
 # test_same_as_git ARGS...: same_failure_as_git, and the same stdout
-# bytes too.
+# bytes too.  Both run in the same frozen second, so archives of a tree
+# (which carry "now") compare too.
 test_same_as_git () {
 	same_failure_as_git "$@" &&
 	test_cmp expect.out actual.out
-}
-
-# Archives of a tree carry "now": retry once when the second turned
-# between the two runs, as the conformance harness does.
-test_same_as_git_now () {
-	test_same_as_git "$@" || test_same_as_git "$@"
 }
 
 # test_stdin_same_as_git COMMAND FILE [ARGS...]: `git COMMAND ARGS` and
@@ -393,9 +415,10 @@ test_stdin_same_as_git () {
 	cmd=$1
 	file=$2
 	shift 2
-	git "$cmd" "$@" <"$file" >expect.out 2>expect.err
+	test_clock_start
+	frozen git "$cmd" "$@" <"$file" >expect.out 2>expect.err
 	expect_code=$?
-	garchive "$cmd" "$@" <"$file" >actual.out 2>actual.err
+	frozen garchive "$cmd" "$@" <"$file" >actual.out 2>actual.err
 	actual_code=$?
 	same_code_as_git_ &&
 	test_cmp expect.err actual.err &&
@@ -415,9 +438,10 @@ test_remote_same_as_git () {
 	try=0
 	while :
 	do
-		git archive "$@" >expect.out 2>expect.err
+		test_clock_start
+		frozen git archive "$@" >expect.out 2>expect.err
 		expect_code=$?
-		"$remote_cmd" "$@" >actual.out 2>actual.err
+		frozen "$remote_cmd" "$@" >actual.out 2>actual.err
 		actual_code=$?
 		test $expect_code = $actual_code && break
 		test $expect_code = 141 || test $actual_code = 141 || break

@@ -49,12 +49,6 @@ test_server_same_as_git () {
 # upload-archive FILE DIR...) compare the whole pkt-line stream it
 # answers, so they ask for no archive data: its packets depend on timing.
 
-# Archives of a tree carry "now": retry once when the second turned
-# between the two runs.
-test_server_same_as_git_now () {
-	test_server_same_as_git "$@" || test_server_same_as_git "$@"
-}
-
 test_expect_success 'setup' '
 	git init -q work &&
 	(
@@ -94,7 +88,7 @@ test_expect_success 'the archive is the one a local run makes' '
 	done &&
 	for args in HEAD:sub "v1:sub/deeper"
 	do
-		test_server_same_as_git_now --remote=../srv.git $args ||
+		test_server_same_as_git --remote=../srv.git $args ||
 		return 1
 	done
 '
@@ -132,7 +126,7 @@ test_expect_success 'only refs may be named, unless allowUnreachable' '
 	for name in $commit $tree $commit:sub HEAD~1 v1^{tree} nosuch \
 		HEAD:nosuch nosuch:sub main:sub
 	do
-		test_server_same_as_git_now --remote=../srv.git "$name" ||
+		test_server_same_as_git --remote=../srv.git "$name" ||
 		return 1
 	done &&
 	test_server_same_as_git --remote=../srv.git $commit &&
@@ -142,7 +136,7 @@ test_expect_success 'only refs may be named, unless allowUnreachable' '
 	git -C ../srv.git config uploadArchive.allowUnreachable true &&
 	for name in $commit HEAD~1 $commit:sub
 	do
-		test_server_same_as_git_now --remote=../srv.git "$name" ||
+		test_server_same_as_git --remote=../srv.git "$name" ||
 		return 1
 	done &&
 	git -C ../srv.git config uploadArchive.allowUnreachable bogus &&
