@@ -61,7 +61,8 @@
 
 /* Where the archive goes: stdout, or -o FILE through a temporary file. */
 struct output {
-	const char *path;	/* the target, NULL for stdout */
+	const char *path;	/* as given to -o, NULL for stdout */
+	char *target;		/* what it names, links followed */
 	char *tmp;		/* temporary file being written, or NULL */
 	int fd;
 };
@@ -403,10 +404,9 @@ static int open_repository(struct run *r)
 /* ---- -o ---- */
 
 /*
- * The temporary -o file, for the signal handler: a run stopped by
- * SIGTERM (a pipeline's timeout), SIGINT or SIGHUP must not leave it
- * behind.  This is garchive's only mutable file-scope state, because a
- * handler can reach nothing else.
+ * The temporary -o file, for the signal handler: a run ended by a signal
+ * must not leave it behind.  This is garchive's only mutable file-scope
+ * state, because a handler can reach nothing else.
  */
 static char *volatile signal_tmp;
 
@@ -420,11 +420,29 @@ static void remove_tmp_on_signal(int sig)
 	raise(sig);
 }
 
-/* Catch the signals that end a run, unless they are ignored (nohup). */
+/*
+ * Catch every signal whose default action ends the process, unless it
+ * is ignored (nohup) or handled already (a sanitizer's).  SIGXFSZ is
+ * one: a write past the file size limit (ulimit -f).  SIGPIPE is
+ * ignored by main and comes back as EPIPE.  SIGKILL cannot be caught:
+ * it leaves the temporary file behind.
+ */
 static void watch_tmp(char *tmp)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS,
+		SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGALRM, SIGTERM,
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+		SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,
+#ifdef SIGPWR
+		SIGPWR,
+#endif
+		SIGSYS
+	};
 	size_t i;
+	int sig;
 
 	signal_tmp = tmp;
 	for (i = 0; i < GA_ARRAY_SIZE(sigs); i++) {
@@ -434,51 +452,109 @@ static void watch_tmp(char *tmp)
 		    sa.sa_handler == SIG_DFL)
 			signal(sigs[i], remove_tmp_on_signal);
 	}
+	/* Real-time signals end a process by default too. */
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
+		struct sigaction sa;
+
+		if (sigaction(sig, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_DFL)
+			signal(sig, remove_tmp_on_signal);
+	}
+}
+
+/*
+ * The file -o names, with its symbolic links followed as open() follows
+ * them for git: a link is written through, and may point to a file that
+ * does not exist yet.  Returns a new string, or NULL with errno ELOOP
+ * (git's open() fails the same way).
+ */
+static char *follow_links(const char *path)
+{
+	char *cur = ga_xstrdup(path), *next, *slash;
+	char buf[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int hops;
+
+	for (hops = 0; hops < 40; hops++) {
+		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
+		    (n = readlink(cur, buf, sizeof(buf) - 1)) < 0)
+			return cur;
+		buf[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (buf[0] == '/' || !slash)
+			next = ga_xstrdup(buf);
+		else
+			next = ga_xstrfmt("%.*s/%s", (int)(slash - cur), cur,
+					  buf);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	errno = ELOOP;
+	return NULL;
+}
+
+static int open_failed_for(const char *path, int err)
+{
+	return ga_error_errno(err, "could not open '%s' for writing", path);
 }
 
 /*
  * Open the output.  A regular file (or a new one) is written through a
- * temporary file beside it; anything else that exists (a device, a
- * FIFO) is written directly, since it cannot be replaced by rename.
+ * temporary file beside it (beside a symbolic link's target), renamed
+ * over it on success.  Anything else that exists (a device, a FIFO) is
+ * written directly, since it cannot be replaced by rename; and so is an
+ * existing file that may be written where no file can be made beside it
+ * (a directory we cannot write), as git writes every -o file: in place,
+ * so that a failure leaves it cut short.
  */
 static int output_open(struct output *o, const char *path, mode_t umask_bits)
 {
 	struct stat st;
 	const char *slash;
-	int fd;
+	int fd, err;
 
 	o->path = path;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	/* git fails to open "" before doing anything else. */
+	if (!*path)
+		return open_failed_for(path, ENOENT);
+	if (!(o->target = follow_links(path)))
+		return open_failed_for(path, errno);
+	if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fd = open(o->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		if (fd < 0)
-			return ga_error_errno(errno, "could not open '%s' for "
-					      "writing", path);
+			return open_failed_for(path, errno);
 		o->fd = fd;
 		return 0;
 	}
-	slash = strrchr(path, '/');
+	slash = strrchr(o->target, '/');
 	if (slash)
 		o->tmp = ga_xstrfmt("%.*s/.garchive-XXXXXX",
-				    (int)(slash - path), path);
+				    (int)(slash - o->target), o->target);
 	else
 		o->tmp = ga_xstrdup(".garchive-XXXXXX");
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		int err = errno;
-
+		err = errno;
 		free(o->tmp);
 		o->tmp = NULL;
-		return ga_error_errno(err, "could not open '%s' for writing",
-				      path);
+		if (stat(o->target, &st) < 0)
+			return open_failed_for(path, err);
+		fd = open(o->target, O_WRONLY | O_TRUNC);
+		if (fd < 0)
+			return open_failed_for(path, errno);
+		o->fd = fd;
+		return 0;
 	}
 	/* mkstemp makes 0600; give what open(..., 0666) would have. */
 	if (fchmod(fd, 0666 & ~umask_bits) < 0) {
-		int err = errno;
-
+		err = errno;
 		close(fd);
 		unlink(o->tmp);
-		return ga_error_errno(err, "could not open '%s' for writing",
-				      path);
+		free(o->tmp);
+		o->tmp = NULL;
+		return open_failed_for(path, err);
 	}
 	o->fd = fd;
 	watch_tmp(o->tmp);
@@ -495,9 +571,9 @@ static int output_commit(struct output *o)
 	if (close(fd) < 0)
 		return ga_error_errno(errno, "write error");
 	if (o->tmp) {
-		if (rename(o->tmp, o->path) < 0)
+		if (rename(o->tmp, o->target) < 0)
 			return ga_error_errno(errno, "unable to rename '%s' to "
-					      "'%s'", o->tmp, o->path);
+					      "'%s'", o->tmp, o->target);
 		signal_tmp = NULL;
 		free(o->tmp);
 		o->tmp = NULL;
@@ -505,7 +581,10 @@ static int output_commit(struct output *o)
 	return 0;
 }
 
-/* Remove what a failed run wrote; never leaves a partial -o file. */
+/*
+ * Remove what a failed run wrote: the temporary file.  A file written
+ * in place stays as it is, cut short, as git leaves it.
+ */
 static void output_abort(struct output *o)
 {
 	if (o->path && o->fd >= 0)
@@ -519,16 +598,44 @@ static void output_abort(struct output *o)
 	}
 }
 
+static void output_release(struct output *o)
+{
+	free(o->target);
+	o->target = NULL;
+}
+
 /* ---- the archive ---- */
 
-/* A remote client is shown only the formats it may ask for. */
-static void print_formats(const struct format_list *formats, int serving)
+/* Write `len` bytes to `fd` as the archive would go there. */
+static int write_out(int fd, const char *buf, size_t len)
 {
+	struct sink *sink = NULL;
+	int error;
+
+	if ((error = filter_open_fd(&sink, fd)) < 0)
+		return error;
+	error = sink->write(sink, buf, len);
+	sink->free(sink);
+	return error;
+}
+
+/*
+ * --list, where the archive would go (-o FILE too, as git writes it).
+ * A remote client is shown only the formats it may ask for.
+ */
+static int print_formats(const struct format_list *formats, int serving,
+			 int fd)
+{
+	struct ga_buf list = GA_BUF_INIT;
 	size_t i;
+	int error;
 
 	for (i = 0; i < formats->nr; i++)
 		if (!serving || formats->items[i].remote)
-			printf("%s\n", formats->items[i].name);
+			ga_buf_printf(&list, "%s\n", formats->items[i].name);
+	error = list.len ? write_out(fd, list.ptr, list.len) : 0;
+	ga_buf_release(&list);
+	return error;
 }
 
 /*
@@ -571,15 +678,7 @@ static void sanitize_stdfds(void)
  */
 static int print_completion(struct run *r, int fd)
 {
-	struct sink *sink = NULL;
-	int error;
-
-	if ((error = filter_open_fd(&sink, fd)) < 0)
-		return error;
-	error = sink->write(sink, r->opts.completion,
-			    strlen(r->opts.completion));
-	sink->free(sink);
-	return error;
+	return write_out(fd, r->opts.completion, strlen(r->opts.completion));
 }
 
 static char *default_global_attributes(void)
@@ -863,10 +962,8 @@ static int archive_from_options(struct run *r)
 		return error;
 	if (r->opts.completion)
 		return print_completion(r, r->out.fd);
-	if (r->opts.list) {
-		print_formats(&r->formats, r->serving);
-		return 0;
-	}
+	if (r->opts.list)
+		return print_formats(&r->formats, r->serving, r->out.fd);
 	/* cli refuses these already; never serve a local-only format. */
 	if (r->serving && !r->opts.format->remote)
 		return ga_error_set("Unknown archive format '%s'",
@@ -1070,6 +1167,7 @@ static void run_release(struct run *r)
 	free(r->attr_info_shown);
 	free(r->toplevel);
 	free(r->dubious);
+	output_release(&r->out);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);
 }
 

@@ -97,4 +97,108 @@ test_expect_success '-o - is a file named "-" at the top, from a subdirectory to
 	test_cmp expect.tar ./-
 '
 
+test_expect_success SYMLINKS 'a symbolic link is written through, as git does' '
+	cd repo &&
+	mkdir -p releases &&
+	echo old >releases/v1.tar &&
+	ln -s releases/v1.tar latest.tar &&
+	garchive -o latest.tar HEAD &&
+	test -h latest.tar &&
+	git archive HEAD >expect.tar &&
+	test_cmp expect.tar releases/v1.tar &&
+	no_leftovers . &&
+	no_leftovers releases &&
+	ln -s v1.tar releases/chain &&
+	ln -s releases/chain chain.tar &&
+	garchive -o chain.tar --prefix=p/ HEAD &&
+	test -h chain.tar && test -h releases/chain &&
+	git archive --prefix=p/ HEAD >expect.tar &&
+	test_cmp expect.tar releases/v1.tar
+'
+
+test_expect_success SYMLINKS 'a dangling link makes its target, a loop fails as in git' '
+	cd repo &&
+	ln -s made.tar dangling.tar &&
+	garchive -o dangling.tar HEAD &&
+	test -h dangling.tar &&
+	git archive HEAD >expect.tar &&
+	test_cmp expect.tar made.tar &&
+	ln -s nodir/x.tar nowhere.tar &&
+	test_same_as_git -o nowhere.tar HEAD &&
+	ln -s loop2 loop1 &&
+	ln -s loop1 loop2 &&
+	test_same_as_git -o loop1 HEAD &&
+	grep "Too many levels of symbolic links" actual.err
+'
+
+test_expect_success '-l -o FILE writes the list into FILE, as git' '
+	cd repo &&
+	git archive -l -o expect.list &&
+	garchive -l -o actual.list &&
+	test_cmp expect.list actual.list &&
+	grep "^tar$" actual.list &&
+	git archive --list >expect.out &&
+	test_cmp expect.out actual.list
+'
+
+test_expect_success 'an empty -o fails before any work, as git' '
+	cd repo &&
+	test_same_as_git --output= HEAD &&
+	test "$actual_code" = 128 &&
+	echo "fatal: could not open '"''"' for writing: No such file or directory" >expect &&
+	test_cmp expect actual.err &&
+	test_same_as_git --output= --list &&
+	test_same_as_git -o "" nosuch &&
+	no_leftovers .
+'
+
+# Run as another user where root would bypass permissions.
+if test "$(id -u)" = 0; then
+	as_user () {
+		setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+	}
+else
+	as_user () {
+		"$@"
+	}
+fi
+test_lazy_prereq PERMS '
+	if test "$(id -u)" = 0; then
+		command -v setpriv && id nobody &&
+		as_user sh -c "cd \"$TRASH_DIRECTORY\" && garchive --version"
+	fi &&
+	mkdir ro && chmod 555 ro && ! as_user sh -c ": >ro/x"
+'
+
+test_expect_success PERMS 'a writable file in an unwritable directory: in place, as git' '
+	mkdir locked &&
+	: >locked/out.tar &&
+	chmod 666 locked/out.tar &&
+	chmod 555 locked &&
+	test_when_finished "chmod 755 \"$TRASH_DIRECTORY/locked\"" &&
+	cd repo &&
+	as_user garchive -o ../locked/out.tar HEAD &&
+	git archive HEAD >expect.tar &&
+	test_cmp expect.tar ../locked/out.tar &&
+	no_leftovers ../locked &&
+	chmod 444 ../locked/out.tar &&
+	as_user garchive -o ../locked/out.tar HEAD 2>actual.err;
+	test $? = 128 &&
+	echo "fatal: could not open '"'../locked/out.tar'"' for writing: Permission denied" >expect.err &&
+	test_cmp expect.err actual.err
+'
+
+test_expect_success 'killed by SIGXFSZ (ulimit -f): no temporary file left' '
+	cd repo &&
+	head -c 100000 /dev/urandom >big &&
+	git add big &&
+	test_tick &&
+	git commit -q -m big &&
+	(ulimit -f 20 && exec garchive -o limited.tar HEAD) 2>err
+	status=$? &&
+	test $status -gt 128 &&
+	test_path_is_missing limited.tar &&
+	no_leftovers .
+'
+
 test_done
