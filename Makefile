@@ -7,7 +7,9 @@
 #   make check-asan the test suite under AddressSanitizer + UBSan
 #   make valgrind   unit tests and a subset of the suite under memcheck
 #   make fuzz       every libFuzzer target for FUZZ_SECONDS (clang)
-#   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall)
+#   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall):
+#                   garchive, git garchive, garchive-release, the manual
+#                   page and bash completion
 #   make doc        re-render Documentation/garchive.1 (needs asciidoctor)
 #   make bench      time garchive against git archive (bench/run)
 #
@@ -240,6 +242,7 @@ doc:
 # `man git-garchive` for `git garchive --help`; its bash completion loads
 # completions/git-garchive on demand and calls _git_garchive from it.
 INSTALLED = $(BINDIR)/garchive $(BINDIR)/git-garchive \
+	    $(BINDIR)/garchive-release \
 	    $(MANDIR)/man1/garchive.1 $(MANDIR)/man1/git-garchive.1 \
 	    $(COMPLETIONDIR)/garchive $(COMPLETIONDIR)/git-garchive
 
@@ -248,6 +251,8 @@ install: garchive
 		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 garchive $(DESTDIR)$(BINDIR)/garchive
 	ln -sf garchive $(DESTDIR)$(BINDIR)/git-garchive
+	install -m 755 contrib/release/garchive-release \
+		$(DESTDIR)$(BINDIR)/garchive-release
 	install -m 644 $(MANPAGE) $(DESTDIR)$(MANDIR)/man1/garchive.1
 	ln -sf garchive.1 $(DESTDIR)$(MANDIR)/man1/git-garchive.1
 	install -m 644 contrib/completion/garchive.bash \

@@ -41,6 +41,7 @@ test_expect_success 'make install lays out exactly the expected files' '
 	run_make install DESTDIR="$dest" PREFIX=/usr/local >out 2>err &&
 	cat >expect <<-\EOF &&
 	./usr/local/bin/garchive
+	./usr/local/bin/garchive-release
 	./usr/local/bin/git-garchive
 	./usr/local/share/bash-completion/completions/garchive
 	./usr/local/share/bash-completion/completions/git-garchive
@@ -61,7 +62,40 @@ test_expect_success 'the installed files are the built ones' '
 	comp="$dest/usr/local/share/bash-completion/completions" &&
 	src="$GARCHIVE_SRC/contrib/completion/garchive.bash" &&
 	cmp "$src" "$comp/garchive" &&
-	cmp "$src" "$comp/git-garchive"
+	cmp "$src" "$comp/git-garchive" &&
+	test -x "$bindir/garchive-release" &&
+	cmp "$GARCHIVE_SRC/contrib/release/garchive-release" \
+		"$bindir/garchive-release"
+'
+
+test_expect_success 'the installed garchive-release finds the installed garchive' '
+	cd repo &&
+	git tag -a -m v1 v1.0 &&
+	mkdir ../rel &&
+	(
+		PATH="$bindir:$PATH" && export PATH &&
+		garchive-release --output-dir ../rel v1.0
+	) &&
+	(cd ../rel && sha256sum -c SHA256SUMS) &&
+	git archive --format=tar --prefix=repo-1.0/ v1.0 >expect.tar &&
+	test_cmp expect.tar ../rel/repo-1.0.tar
+'
+
+test_expect_success 'without garchive on PATH, garchive-release says GARCHIVE=' '
+	cd repo &&
+	mkdir ../empty-bin &&
+	ln -s "$(command -v git)" ../empty-bin/git &&
+	(
+		PATH="$TRASH_DIRECTORY/empty-bin:/usr/bin:/bin" &&
+		export PATH &&
+		! command -v garchive &&
+		test_expect_code 1 "$bindir/garchive-release" v1.0 2>err
+	) &&
+	grep "^garchive-release: cannot run .garchive.: not found" err &&
+	grep "GARCHIVE=/path/to/garchive garchive-release v1.0" err &&
+	GARCHIVE="$GARCHIVE_BUILD_DIR/garchive" PATH="$TRASH_DIRECTORY/empty-bin:/usr/bin:/bin" \
+		"$bindir/garchive-release" --output-dir ../rel2 v1.0 &&
+	test -s ../rel2/repo-1.0.tar
 '
 
 # with_installed CMD...: run CMD with the installed bin directory first
@@ -180,6 +214,7 @@ test_expect_success 'PREFIX and MANDIR are honoured' '
 		MANDIR=/opt/ga/man >out 2>err &&
 	cat >expect <<-\EOF &&
 	./opt/ga/bin/garchive
+	./opt/ga/bin/garchive-release
 	./opt/ga/bin/git-garchive
 	./opt/ga/man/man1/garchive.1
 	./opt/ga/man/man1/git-garchive.1
