@@ -22,12 +22,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/*
+ * git archive's usage text, with garchive's name, then garchive's own
+ * options.  git's part keeps git's layout, line for line: t/unit/cli.c
+ * compares it with what git prints.
+ */
 static const char usage_text[] =
-	"usage: git archive [<options>] <tree-ish> [<path>...]\n"
-	"   or: git archive --list\n"
-	"   or: git archive --remote <repo> [--exec <cmd>] [<options>]"
+	"usage: garchive [<options>] <tree-ish> [<path>...]\n"
+	"   or: garchive --list\n"
+	"   or: garchive --remote <repo> [--exec <cmd>] [<options>]"
 	" <tree-ish> [<path>...]\n"
-	"   or: git archive --remote <repo> [--exec <cmd>] --list\n"
+	"   or: garchive --remote <repo> [--exec <cmd>] --list\n"
 	"\n"
 	"    --format <fmt>        archive format\n"
 	"    --prefix <prefix>     prepend prefix to each pathname in the"
@@ -47,6 +52,19 @@ static const char usage_text[] =
 	" <repo>\n"
 	"    --exec <command>      path to the remote git-upload-archive"
 	" command\n"
+	"\n"
+	"garchive's own options (-c first, --version and --help alone):\n"
+	"    -c <name>=<value>     set a configuration variable for this run\n"
+	"    --mtime <time>        modification time of the entries (a tree's:"
+	" now)\n"
+	"    --threads <n>         threads that read and compress (0: one per"
+	" CPU)\n"
+	"    --version [--build-options]\n"
+	"                          show the version, and the libraries'\n"
+	"    --help                show the manual page\n"
+	"\n"
+	"   or: garchive upload-archive <repository>\n"
+	"   or: garchive get-tar-commit-id <archive.tar\n"
 	"\n";
 
 /*
@@ -404,6 +422,25 @@ typo:
 			      "did you mean `--%s` (with two dashes)?", arg);
 }
 
+/*
+ * garchive's own options before the subcommand's are unknown to git's
+ * parser after them: git's message, and a hint saying where they go.
+ */
+static int misplaced_global(const char *arg, const char *opt)
+{
+	if (arg[1] != '-' && opt == arg + 1 && *opt == 'c')
+		return ga_error_hint("-c <name>=<value> is garchive's own "
+				     "option: give it first, before the "
+				     "archive options\n"
+				     "  garchive -c <name>=<value> [<options>] "
+				     "<tree-ish> [<path>...]");
+	if (!strcmp(arg, "--version") || !strcmp(arg, "--build-options"))
+		return ga_error_hint("--version is garchive's own option: "
+				     "give it alone, as `garchive --version "
+				     "[--build-options]`");
+	return GA_EUSAGE;
+}
+
 static int unknown_option(struct parser *p, const char *arg)
 {
 	if (p->flags & PARSE_PASS1) {
@@ -411,12 +448,16 @@ static int unknown_option(struct parser *p, const char *arg)
 		p->opt = NULL;
 		return 0;
 	}
-	if (arg[1] == '-')
-		return ga_error_usage(GA_USAGE_STDERR, "unknown option `%s'",
-				      arg + 2);
-	if ((unsigned char)*p->opt < 0x80)
-		return ga_error_usage(GA_USAGE_STDERR, "unknown switch `%c'",
-				      *p->opt);
+	if (arg[1] == '-') {
+		ga_error_usage(GA_USAGE_STDERR, "unknown option `%s'",
+			       arg + 2);
+		return misplaced_global(arg, p->opt);
+	}
+	if ((unsigned char)*p->opt < 0x80) {
+		ga_error_usage(GA_USAGE_STDERR, "unknown switch `%c'",
+			       *p->opt);
+		return misplaced_global(arg, p->opt);
+	}
 	return ga_error_usage(GA_USAGE_STDERR,
 			      "unknown non-ascii option in string: `%s'", arg);
 }
@@ -931,6 +972,33 @@ static const struct format *infer_format(const struct format_list *formats,
 	return fmt;
 }
 
+/*
+ * After "Unknown archive format": how a tar filter makes one, with a
+ * compressor guessed from the name's end when it names one.
+ */
+static void format_hint(const char *name)
+{
+	static const struct {
+		const char *suffix, *command;
+	} filters[] = {
+		{ "xz", "xz -c" }, { "bz2", "bzip2 -c" }, { "zst", "zstd -c" },
+		{ "lz", "lzip -c" }, { "lzma", "lzma -c" }, { "lz4", "lz4 -c" },
+	};
+	const char *command = "<command that compresses stdin>";
+	size_t i, len = strlen(name), n;
+
+	for (i = 0; i < GA_ARRAY_SIZE(filters); i++) {
+		n = strlen(filters[i].suffix);
+		if (len > n && name[len - n - 1] == '.' &&
+		    !strcmp(name + len - n, filters[i].suffix))
+			command = filters[i].command;
+	}
+	ga_error_hint("`garchive --list` shows the formats; a tar filter "
+		      "makes '%s' one:\n"
+		      "  git config tar.%s.command \"%s\"", name, name,
+		      command);
+}
+
 /* A format that takes no -NUM at all (plain tar). */
 static int takes_levels(const struct format *fmt)
 {
@@ -990,7 +1058,11 @@ int cli_parse_archive(struct archive_options *opts,
 	}
 
 	opts->prefix = ga_xstrdup(st.base ? st.base : "");
-	opts->verbose = st.verbose;
+	/*
+	 * git keeps the count in a one-bit field of its archiver_args: an
+	 * even number of -v is no -v at all.
+	 */
+	opts->verbose = st.verbose & 1;
 	opts->worktree_attributes = st.worktree_attributes;
 	opts->mtime = st.mtime ? ga_xstrdup(st.mtime) : NULL;
 	opts->threads = st.threads;
@@ -1015,6 +1087,8 @@ int cli_parse_archive(struct archive_options *opts,
 	fmt = format_lookup(formats, name);
 	if (!fmt || (remote && !fmt->remote)) {
 		error = ga_error_set("Unknown archive format '%s'", name);
+		if (!remote)
+			format_hint(name);
 		goto done;
 	}
 

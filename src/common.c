@@ -24,6 +24,7 @@ struct error_slot {
 	int code;
 	enum ga_usage_dest usage;
 	char *message;
+	char *hint;	/* garchive's advice after git's words, or NULL */
 };
 
 static _Thread_local struct error_slot slot;
@@ -39,9 +40,11 @@ static ga_oom_fn oom_fn;
 static void slot_store(int code, enum ga_usage_dest usage, char *message)
 {
 	free(slot.message);
+	free(slot.hint);
 	slot.code = code;
 	slot.usage = usage;
 	slot.message = message;
+	slot.hint = NULL;
 }
 
 static char *vformat(const char *fmt, va_list ap)
@@ -139,6 +142,22 @@ enum ga_usage_dest ga_error_usage_dest(void)
 	return slot.usage;
 }
 
+int ga_error_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	free(slot.hint);
+	va_start(ap, fmt);
+	slot.hint = vformat(fmt, ap);
+	va_end(ap);
+	return slot.code;
+}
+
+const char *ga_error_hint_message(void)
+{
+	return slot.hint;
+}
+
 void ga_error_clear(void)
 {
 	slot_store(GA_OK, GA_USAGE_NONE, NULL);
@@ -149,6 +168,8 @@ char *ga_error_detach(void)
 	char *msg = slot.message ? slot.message : ga_xstrdup("");
 
 	slot.message = NULL;
+	free(slot.hint);
+	slot.hint = NULL;
 	slot.code = GA_OK;
 	return msg;
 }

@@ -25,6 +25,7 @@
 #include "garchive/remote.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
+#include "child.h"
 #include "safedir.h"
 
 #include <errno.h>
@@ -1223,29 +1224,61 @@ failed:
 }
 
 /*
- * "garchive --version", and with --build-options (as git's) what the
- * bytes depend on: the zlib the in-process deflaters link against.
+ * The first line of `gzip --version`, from the gzip that tgz and tar.gz
+ * run, or NULL when it cannot be run.
  */
-static void print_version(const struct cli_global *g)
+static char *gzip_version(void)
 {
-	int major, minor, rev, i;
+	const char *argv[] = { "gzip", "--version", NULL };
+	struct child c = CHILD_INIT;
+	struct ga_buf out = GA_BUF_INIT;
+	char *line = NULL;
+	int code = -1;
 
-	printf("garchive version %s\n", GARCHIVE_VERSION);
-	for (i = 1; i < g->argc; i++) {
-		if (strcmp(g->argv[i], "--build-options"))
-			continue;
-		git_libgit2_version(&major, &minor, &rev);
-		printf("libgit2: %d.%d.%d\n", major, minor, rev);
-		printf("zlib: %s\n", zlibVersion());
-		break;
+	c.argv = argv;
+	c.null_in = c.null_err = c.pipe_out = 1;
+	if (child_start(&c) < 0) {
+		ga_error_clear();
+		return NULL;
 	}
+	(void)ga_buf_read_fd(&out, c.out);
+	(void)child_finish(&c, &code, NULL);
+	/* "gzip 1.12" */
+	if (code == 0 && out.len) {
+		const char *v = !strncmp(out.ptr, "gzip ", 5) ? out.ptr + 5
+							      : out.ptr;
+
+		line = ga_xstrndup(v, strcspn(v, "\n"));
+	}
+	ga_buf_release(&out);
+	return line;
+}
+
+/*
+ * "garchive --version": the version, and what the bytes depend on: the
+ * libgit2 that reads the objects, the zlib that deflates zip members
+ * (and tgz without gzip), and the gzip that compresses tgz.
+ * --build-options (git's word) is accepted and changes nothing.
+ */
+static void print_version(void)
+{
+	int major, minor, rev;
+	char *gzip = gzip_version();
+
+	git_libgit2_version(&major, &minor, &rev);
+	printf("garchive version %s\n", GARCHIVE_VERSION);
+	printf("libgit2: %d.%d.%d\n", major, minor, rev);
+	printf("zlib: %s\n", zlibVersion());
+	printf("gzip: %s\n", gzip ? gzip : "not found (tgz falls back to "
+	       "the in-process deflater)");
+	free(gzip);
 }
 
 /*
  * Print the stored error as git would and return git's exit status.
  * `usage` replaces git archive's usage text for other subcommands.
  */
-static int report_failure(int code, const char *usage)
+static int report_message(int code, const char *usage)
 {
 	const char *msg = ga_error_message();
 
@@ -1276,6 +1309,29 @@ static int report_failure(int code, const char *usage)
 		diagnose("fatal: ", *msg ? msg : "unknown error");
 		return 128;
 	}
+}
+
+/* garchive's advice after git's words: one "hint: " line each. */
+static void print_hint(const char *hint)
+{
+	const char *nl;
+	char *line;
+
+	while (hint && *hint) {
+		nl = strchrnul(hint, '\n');
+		line = ga_xstrndup(hint, (size_t)(nl - hint));
+		diagnose("hint: ", line);
+		free(line);
+		hint = *nl ? nl + 1 : nl;
+	}
+}
+
+static int report_failure(int code, const char *usage)
+{
+	int status = report_message(code, usage);
+
+	print_hint(ga_error_hint_message());
+	return status;
 }
 
 /*
@@ -1328,7 +1384,7 @@ int main(int argc, char **argv)
 			error = run_archive(&r);
 			break;
 		case CLI_VERSION:
-			print_version(&r.global);
+			print_version();
 			break;
 		case CLI_HELP:
 			error = show_manual(argc > 0 ? argv[0] : NULL);

@@ -4,11 +4,34 @@ test_description='command line: options, messages and exit codes as git'
 
 . "$(dirname "$0")/lib.sh"
 
+# as_git_words FILE: garchive's output as git would word it: its usage
+# names "garchive" where git's names "git archive", and adds garchive's
+# own options and "hint:" lines, which git has not.
+as_git_words () {
+	awk '
+		/^garchive.s own options/ { own = 1; next }
+		own && /^   or: garchive get-tar-commit-id/ { own = 2; next }
+		own == 2 && /^$/ { own = 0; next }
+		own { next }
+		/^hint: / { next }
+		{ gsub(/garchive/, "git archive"); print }
+	' "$1"
+}
+
 # test_cli_same ARGS...: like test_same_as_git, and the whole stderr
-# (usage text included) must be git's too.
+# and stdout (usage text included) must be git's too, but for the name
+# and garchive's additions (as_git_words).
 test_cli_same () {
-	test_same_as_git -- "$@" &&
-	test_cmp expect.err actual.err
+	same_failure_as_git "$@" &&
+	if grep -q "^usage: garchive " actual.out
+	then
+		as_git_words actual.out >actual.git-out
+	else
+		cp actual.out actual.git-out
+	fi &&
+	as_git_words actual.err >actual.git-err &&
+	test_cmp expect.out actual.git-out &&
+	test_cmp expect.err actual.git-err
 }
 
 # test_output_same FILE [GIT_OPTS...] -- ARGS...: ARGS write the archive
@@ -88,11 +111,65 @@ test_expect_success SYMLINKS 'setup dangling symlink' '
 	ln -s nowhere dangling
 '
 
-test_expect_success '-h prints git'\''s usage on stdout' '
+test_expect_success '-h prints git'\''s usage, and garchive'\''s options, on stdout' '
 	test_expect_code 129 git archive -h >expect &&
 	test_expect_code 129 garchive -h >actual &&
-	test_cmp expect actual &&
-	grep "^usage: git archive " actual
+	as_git_words actual >actual.git &&
+	test_cmp expect actual.git &&
+	grep "^usage: garchive \[<options>\] <tree-ish> \[<path>...\]$" actual &&
+	for opt in "-c <name>=<value>" "--mtime <time>" "--threads <n>" \
+		"--version" "--help"
+	do
+		grep "^    $opt " actual || return 1
+	done
+'
+
+test_expect_success 'garchive'\''s own options after the archive options: a hint' '
+	test_cli_same --format=tar -c k=v HEAD &&
+	grep "^error: unknown switch .c.$" actual.err &&
+	grep "^hint: -c <name>=<value> is garchive.s own option: give it first" actual.err &&
+	test_cli_same HEAD --version &&
+	grep "^hint: --version is garchive.s own option" actual.err
+'
+
+test_expect_success '--version names libgit2, zlib and gzip in use' '
+	garchive --version >actual &&
+	sed -n 1p actual >first &&
+	grep "^garchive version [0-9]" first &&
+	grep "^libgit2: [0-9]*\.[0-9]*\.[0-9]*$" actual &&
+	grep "^zlib: [0-9]" actual &&
+	echo "gzip: $(gzip --version | sed -n "1s/^gzip //p")" >expect.gzip &&
+	grep "^gzip: " actual >actual.gzip &&
+	test_cmp expect.gzip actual.gzip &&
+	if command -v python3 >/dev/null; then
+		python3 -c "import zlib; print(\"zlib: \" + zlib.ZLIB_RUNTIME_VERSION)" >expect.zlib &&
+		grep "^zlib: " actual >actual.zlib &&
+		test_cmp expect.zlib actual.zlib
+	fi &&
+	mkdir nogzip &&
+	ln -s "$(command -v git)" nogzip/git &&
+	PATH="$TRASH_DIRECTORY/nogzip" "$GARCHIVE_BUILD_DIR/garchive" --version >actual &&
+	grep "^gzip: not found" actual &&
+	garchive --version --build-options >actual.b &&
+	garchive --version >actual &&
+	test_cmp actual actual.b
+'
+
+test_expect_success 'an unknown tar.* format: a hint at tar.<format>.command' '
+	git init -q fmt &&
+	git -C fmt commit -q --allow-empty -m x &&
+	cd fmt &&
+	test_same_as_git --format=tar.xz HEAD &&
+	as_git_words actual.err >actual.git-err &&
+	test_cmp expect.err actual.git-err &&
+	cat >expect.hint <<-\EOF &&
+	hint: `garchive --list` shows the formats; a tar filter makes '"'tar.xz'"' one:
+	hint:   git config tar.tar.xz.command "xz -c"
+	EOF
+	grep "^hint: " actual.err >actual.hint &&
+	test_cmp expect.hint actual.hint &&
+	git config tar.tar.xz.command "xz -c" &&
+	garchive --format=tar.xz HEAD >out.xz
 '
 
 test_expect_success '--list prints the formats' '

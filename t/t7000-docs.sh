@@ -50,7 +50,7 @@ test_expect_success ASCIIDOCTOR 'make doc renders exactly the committed page' '
 '
 
 test_expect_success 'the page is for this version of garchive' '
-	version=$(garchive --version | sed "s/^garchive version //") &&
+	version=$(garchive --version | sed -n "s/^garchive version //p") &&
 	grep "^\.TH \"GARCHIVE\" \"1\" \"[0-9-]*\" \"garchive $version\"" \
 		"$page"
 '

@@ -81,6 +81,15 @@ enum ga_usage_dest ga_error_usage_dest(void);
 void ga_error_clear(void);
 
 /*
+ * Advice for the stored error, which main prints as "hint: " lines
+ * after it: garchive's own words, kept apart from git's message so that
+ * that stays as git words it.  Returns the stored code.  The hint is
+ * forgotten with the error; ga_error_hint_message() gives it or NULL.
+ */
+int ga_error_hint(const char *fmt, ...) GA_PRINTF(1, 2);
+const char *ga_error_hint_message(void);
+
+/*
  * Move the current thread's error into a heap string, for a worker thread
  * to hand it to the thread that reports it.  ga_error_restore() stores it
  * in the calling thread's slot and returns `code`.
