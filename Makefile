@@ -98,6 +98,11 @@ $(TEST_CLOCK): t/clock.c
 
 # prove -e '' runs the unit test binaries and the shell scripts directly.
 test: garchive unit $(TEST_CLOCK)
+	@echo "== make test: $(words $(UNIT_TESTS)) unit tests and \
+	$(words $(SHELL_TESTS)) scripts under prove $(PROVE_FLAGS), about 10 \
+	minutes on 2 idle cores (each script reports when it ends)."
+	@echo "   A failing test prints why on stderr.  One script, verbosely: \
+	prove -v t/t3000-tar.sh"
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 
 # With `make deps all` (or `make -j deps test`), nothing is compiled

@@ -84,7 +84,7 @@ test_expect_success 'running from a subdirectory archives that subtree' '
 	test_same_as_git HEAD~1
 '
 
-test_expect_success 'a commit without the subdirectory fails there' '
+test_expect_success GIT_2_39 'a commit without the subdirectory fails there' '
 	cd repo &&
 	tree=$(git mktree </dev/null) &&
 	c=$(echo empty | git commit-tree $tree) &&

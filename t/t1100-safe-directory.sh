@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='repositories owned by someone else: safe.directory as git 2.39'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 
 # git's own test knob makes every repository look foreign, so most of
 # this runs as any user; the ROOT tests chown a copy to nobody.

@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='tar output is byte-identical to git archive'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 
 # make_long NAME-CHAR LENGTH: a string of LENGTH copies of a character.
 make_long () {

@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='where attributes come from, their precedence and syntax'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # Attributes are seen through what they do to the archive: export-ignore

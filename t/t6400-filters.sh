@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='filter drivers: smudge, process, required'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # The interpreter itself, not a wrapper such as a pyenv shim, which

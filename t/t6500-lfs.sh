@@ -48,7 +48,7 @@ test_expect_success 'git archive itself smudges LFS files' '
 	cmp a.bin out
 '
 
-test_expect_success 'through filter.lfs.process, every form' '
+test_expect_success GIT_2_39 'through filter.lfs.process, every form' '
 	cd repo &&
 	same_in_forms &&
 	garchive HEAD >ga.tar &&
@@ -60,7 +60,7 @@ test_expect_success 'through filter.lfs.process, every form' '
 	cmp sub/c.dat out
 '
 
-test_expect_success 'through filter.lfs.smudge, every form' '
+test_expect_success GIT_2_39 'through filter.lfs.smudge, every form' '
 	cd repo &&
 	test_when_finished "git config filter.lfs.process \"git-lfs filter-process\"" &&
 	git config --unset filter.lfs.process &&

@@ -1,6 +1,7 @@
 #!/bin/sh
 test_description='pathspecs: magic, environment switches, validation'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # same_at_head PATHSPEC...: tar and zip at HEAD, with and without

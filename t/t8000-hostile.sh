@@ -7,6 +7,7 @@ least what git refuses, with the same message and exit status, and
 write nothing; what git accepts (duplicates, unsorted entries, unknown
 modes) must come out byte for byte as git writes it.'
 . "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
 
 # refused_like_git TREE: git refuses the archive; garchive must refuse
 # it with the same diagnostics and status, and write nothing, with or

@@ -172,7 +172,7 @@ test_expect_success CLI_PASS2 'options for the client only are refused' '
 	test_server_same_as_git --remote=../srv.git HEAD -- sub
 '
 
-test_expect_success CLI_USAGE 'no tree-ish: the usage text on band 2' '
+test_expect_success CLI_USAGE,GIT_2_39 'no tree-ish: the usage text on band 2' '
 	cd work &&
 	test_server_same_as_git --remote=../srv.git
 '

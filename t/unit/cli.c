@@ -1133,6 +1133,7 @@ static void die_oom(size_t size)
 
 int main(void)
 {
+	tap_require_git_2_39();
 	ga_set_oom_handler(die_oom);
 	if (setup() < 0) {
 		ok(0, "set up a scratch repository: %s", ga_error_message());

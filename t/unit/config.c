@@ -933,6 +933,7 @@ int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
 
+	tap_require_git_2_39();
 	ga_set_report_handler(report, NULL);
 	snprintf(trash, sizeof(trash), "%s/ga-config-XXXXXX",
 		 tmp ? tmp : "/tmp");

@@ -1054,6 +1054,7 @@ int main(void)
 	int rc;
 
 	/* As main does: a filter that exits early must give us EPIPE. */
+	tap_require_git_2_39();
 	signal(SIGPIPE, SIG_IGN);
 	seal_environment();
 	git_libgit2_init();

@@ -765,6 +765,7 @@ int main(void)
 {
 	char *home;
 
+	tap_require_git_2_39();
 	snprintf(scratch, sizeof(scratch), "%s", "/tmp/garchive-subst-XXXXXX");
 	if (!mkdtemp(scratch)) {
 		perror("mkdtemp");

@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_count;
@@ -82,6 +83,35 @@ static int tap_done(void)
 {
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
+}
+
+/*
+ * For a test that compares with the system git's messages and behaviour:
+ * the reference is git 2.39 (Debian 12's), whose behaviour garchive
+ * reproduces, and a later git words and decides some things otherwise.
+ * With another git, skip the whole test (TAP "1..0 # SKIP"), unless
+ * GARCHIVE_TEST_ANY_GIT is set.  As t/lib.sh's test_requires_git_2_39.
+ */
+__attribute__((unused))
+static void tap_require_git_2_39(void)
+{
+	char version[128] = "";
+	FILE *p;
+
+	if (getenv("GARCHIVE_TEST_ANY_GIT"))
+		return;
+	p = popen("git --version 2>/dev/null", "r");
+	if (p) {
+		if (!fgets(version, sizeof(version), p))
+			version[0] = '\0';
+		pclose(p);
+	}
+	version[strcspn(version, "\n")] = '\0';
+	if (!strncmp(version, "git version 2.39.", 17))
+		return;
+	printf("1..0 # SKIP compares with git 2.39 (the reference), not "
+	       "'%s'; GARCHIVE_TEST_ANY_GIT=1 runs it anyway\n", version);
+	exit(0);
 }
 
 #endif
