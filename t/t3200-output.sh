@@ -141,7 +141,7 @@ test_expect_success '-l -o FILE writes the list into FILE, as git' '
 	test_cmp expect.out actual.list
 '
 
-test_expect_success 'an empty -o fails before any work, as git' '
+test_expect_success GIT_2_39 'an empty -o fails before any work, as git' '
 	cd repo &&
 	test_same_as_git --output= HEAD &&
 	test "$actual_code" = 128 &&
