@@ -23,36 +23,43 @@
 #include <sys/stat.h>
 
 /*
- * git archive's usage text, with garchive's name, then garchive's own
- * options.  git's part keeps git's layout, line for line: t/unit/cli.c
- * compares it with what git prints.
+ * git archive's usage text.  A local run shows it with garchive's name
+ * and then garchive's own options; the server of --remote shows git's,
+ * as git's server does.  t/unit/cli.c compares it with what git prints.
  */
+#define USAGE_LINES(cmd) \
+	"usage: " cmd " [<options>] <tree-ish> [<path>...]\n" \
+	"   or: " cmd " --list\n" \
+	"   or: " cmd " --remote <repo> [--exec <cmd>] [<options>]" \
+	" <tree-ish> [<path>...]\n" \
+	"   or: " cmd " --remote <repo> [--exec <cmd>] --list\n"
+
+#define USAGE_OPTIONS \
+	"\n" \
+	"    --format <fmt>        archive format\n" \
+	"    --prefix <prefix>     prepend prefix to each pathname in the" \
+	" archive\n" \
+	"    --add-file <file>     add untracked file to archive\n" \
+	"    --add-virtual-file <path:content>\n" \
+	"                          add untracked file to archive\n" \
+	"    -o, --output <file>   write the archive to this file\n" \
+	"    --worktree-attributes\n" \
+	"                          read .gitattributes in working directory\n" \
+	"    -v, --verbose         report archived files on stderr\n" \
+	"    -NUM                  set compression level\n" \
+	"\n" \
+	"    -l, --list            list supported archive formats\n" \
+	"\n" \
+	"    --remote <repo>       retrieve the archive from remote repository" \
+	" <repo>\n" \
+	"    --exec <command>      path to the remote git-upload-archive" \
+	" command\n" \
+	"\n"
+
+static const char git_usage_text[] = USAGE_LINES("git archive") USAGE_OPTIONS;
+
 static const char usage_text[] =
-	"usage: garchive [<options>] <tree-ish> [<path>...]\n"
-	"   or: garchive --list\n"
-	"   or: garchive --remote <repo> [--exec <cmd>] [<options>]"
-	" <tree-ish> [<path>...]\n"
-	"   or: garchive --remote <repo> [--exec <cmd>] --list\n"
-	"\n"
-	"    --format <fmt>        archive format\n"
-	"    --prefix <prefix>     prepend prefix to each pathname in the"
-	" archive\n"
-	"    --add-file <file>     add untracked file to archive\n"
-	"    --add-virtual-file <path:content>\n"
-	"                          add untracked file to archive\n"
-	"    -o, --output <file>   write the archive to this file\n"
-	"    --worktree-attributes\n"
-	"                          read .gitattributes in working directory\n"
-	"    -v, --verbose         report archived files on stderr\n"
-	"    -NUM                  set compression level\n"
-	"\n"
-	"    -l, --list            list supported archive formats\n"
-	"\n"
-	"    --remote <repo>       retrieve the archive from remote repository"
-	" <repo>\n"
-	"    --exec <command>      path to the remote git-upload-archive"
-	" command\n"
-	"\n"
+	USAGE_LINES("garchive") USAGE_OPTIONS
 	"garchive's own options (-c first, --version and --help alone):\n"
 	"    -c <name>=<value>     set a configuration variable for this run\n"
 	"    --mtime <time>        modification time of the entries (a tree's:"
@@ -1137,4 +1144,9 @@ void cli_options_release(struct archive_options *opts)
 const char *cli_usage(void)
 {
 	return usage_text;
+}
+
+const char *cli_git_usage(void)
+{
+	return git_usage_text;
 }

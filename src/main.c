@@ -1123,9 +1123,11 @@ static int run_upload_archive_writer(struct run *r)
 
 	/*
 	 * What pass 1 would leave for pass 2, with nothing taken out; the
-	 * options own their copies, as after cli_parse_pass1().
+	 * options own their copies, as after cli_parse_pass1().  The
+	 * client gets git's usage text, as from git's server.
 	 */
 	r->serving = 1;
+	r->usage = cli_git_usage();
 	r->opts.level = -1;
 	r->opts.pass1_args = ga_xcalloc(r->nr_sent_args + 1, sizeof(char *));
 	for (i = 0; i < r->nr_sent_args; i++)

@@ -400,6 +400,20 @@ same_failure_as_git () {
 	test_cmp expect.diag actual.diag
 }
 
+# as_git_words FILE: garchive's output as git would word it: its usage
+# names "garchive" where git's names "git archive", and adds garchive's
+# own options and "hint:" lines, which git has not.
+as_git_words () {
+	awk '
+		/^garchive.s own options/ { own = 1; next }
+		own && /^   or: garchive get-tar-commit-id/ { own = 2; next }
+		own == 2 && /^$/ { own = 0; next }
+		own { next }
+		/^hint: / { next }
+		{ gsub(/garchive/, "git archive"); print }
+	' "$1"
+}
+
 # test_same_as_git ARGS...: same_failure_as_git, and the same stdout
 # bytes too.  Both run in the same frozen second, so archives of a tree
 # (which carry "now") compare too.
@@ -499,6 +513,26 @@ test_requires_git_2_39 () {
 	test_have_prereq GIT_2_39 ||
 	test_skip_all "compares with git 2.39 (the reference), not git ${GIT_VERSION:-(none)}; GARCHIVE_TEST_ANY_GIT=1 runs it anyway"
 }
+
+# as_user CMD...: run CMD as another user (nobody) where root would
+# bypass permissions, else as ourselves; setpriv keeps the environment
+# (HOME, PATH) as it is.  PERMS: permissions hold for as_user.
+if test "$(id -u)" = 0; then
+	as_user () {
+		setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+	}
+else
+	as_user () {
+		"$@"
+	}
+fi
+test_lazy_prereq PERMS '
+	if test "$(id -u)" = 0; then
+		command -v setpriv && id nobody &&
+		as_user sh -c "cd \"$TRASH_DIRECTORY\" && garchive --version"
+	fi &&
+	mkdir ro && chmod 555 ro && ! as_user sh -c ": >ro/x"
+'
 
 test_lazy_prereq GZIP 'gzip --version'
 test_lazy_prereq XZ 'xz --version'

@@ -4,20 +4,6 @@ test_description='command line: options, messages and exit codes as git'
 
 . "$(dirname "$0")/lib.sh"
 
-# as_git_words FILE: garchive's output as git would word it: its usage
-# names "garchive" where git's names "git archive", and adds garchive's
-# own options and "hint:" lines, which git has not.
-as_git_words () {
-	awk '
-		/^garchive.s own options/ { own = 1; next }
-		own && /^   or: garchive get-tar-commit-id/ { own = 2; next }
-		own == 2 && /^$/ { own = 0; next }
-		own { next }
-		/^hint: / { next }
-		{ gsub(/garchive/, "git archive"); print }
-	' "$1"
-}
-
 # test_cli_same ARGS...: like test_same_as_git, and the whole stderr
 # and stdout (usage text included) must be git's too, but for the name
 # and garchive's additions (as_git_words).

@@ -152,23 +152,6 @@ test_expect_success GIT_2_39 'an empty -o fails before any work, as git' '
 	no_leftovers .
 '
 
-# Run as another user where root would bypass permissions.
-if test "$(id -u)" = 0; then
-	as_user () {
-		setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
-	}
-else
-	as_user () {
-		"$@"
-	}
-fi
-test_lazy_prereq PERMS '
-	if test "$(id -u)" = 0; then
-		command -v setpriv && id nobody &&
-		as_user sh -c "cd \"$TRASH_DIRECTORY\" && garchive --version"
-	fi &&
-	mkdir ro && chmod 555 ro && ! as_user sh -c ": >ro/x"
-'
 
 test_expect_success PERMS 'a writable file in an unwritable directory: in place, as git' '
 	mkdir locked &&

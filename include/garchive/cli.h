@@ -110,7 +110,13 @@ int cli_parse_archive(struct archive_options *opts,
 
 void cli_options_release(struct archive_options *opts);
 
-/* git archive's usage text, byte for byte, ending with an empty line. */
+/*
+ * The usage text of a local run: git archive's, named garchive, then
+ * garchive's own options and subcommands; it ends with an empty line.
+ */
 const char *cli_usage(void);
+
+/* git archive's usage text, byte for byte: what a server sends. */
+const char *cli_git_usage(void);
 
 #endif
