@@ -26,8 +26,8 @@ WERROR ?=
 WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wno-missing-field-initializers $(if $(WERROR),-Werror)
 
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libgit2 zlib 2>/dev/null)
-DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libgit2 zlib 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libgit2 zlib libcrypto 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libgit2 zlib libcrypto 2>/dev/null)
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	     -pthread $(WARNINGS) $(CFLAGS)
@@ -44,8 +44,8 @@ SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 PROVE ?= prove
 PROVE_FLAGS ?= -j2
 
-DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev git gzip \
-	       xz-utils unzip python3 git-lfs valgrind clang \
+DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev git gzip \
+	       xz-utils bzip2 zstd unzip python3 git-lfs valgrind clang \
 	       libclang-rt-14-dev asciidoctor man-db groff-base bash-completion
 
 .PHONY: all deps test unit check-asan valgrind fuzz fuzz-build clean \

@@ -13,6 +13,7 @@
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "garchive/format.h"
+#include "garchive/verify.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -90,7 +91,8 @@ enum opt_id {
 	OPT_ID_REMOTE,
 	OPT_ID_EXEC,
 	OPT_ID_MTIME,
-	OPT_ID_THREADS
+	OPT_ID_THREADS,
+	OPT_ID_DIGEST
 };
 
 struct optspec {
@@ -555,6 +557,7 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		/* upload-archive runs this to write what it relays. */
 		{ "upload-archive--writer", CLI_UPLOAD_ARCHIVE_WRITER },
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
+		{ "verify", CLI_VERIFY },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";
 	size_t j;
@@ -876,6 +879,8 @@ static int apply_pass2(void *payload, const struct optspec *o,
 	case OPT_ID_NUMBER:
 		st->level = parse_level(arg);
 		return 0;
+	case OPT_ID_DIGEST:
+		GA_BUG("verify option in the archive table");
 	case OPT_ID_THREADS:
 		errno = 0;
 		n = strtol(arg, NULL, 10);
@@ -1063,4 +1068,90 @@ void cli_options_release(struct archive_options *opts)
 const char *cli_usage(void)
 {
 	return usage_text;
+}
+
+/* ---- garchive verify ------------------------------------------------ */
+
+static const char verify_usage_text[] =
+	"usage: garchive verify [<options>] <file> [<tree-ish> [<path>...]]\n"
+	"\n"
+	"    --format <fmt>        the format the file claims to be\n"
+	"    --prefix <prefix>     the prefix of the paths in the file\n"
+	"    -v, --verbose         list every difference\n"
+	"    --digest              print the SHA-256 of the file and of its"
+	" tar\n"
+	"\n";
+
+static const struct optspec verify_options[] = {
+	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
+	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
+	{ OPT_ID_VERBOSE, 'v', "verbose", KIND_COUNTUP, OPTF_NOARG },
+	{ OPT_ID_DIGEST, 0, "digest", KIND_BOOL, OPTF_NOARG },
+};
+
+static int apply_verify(void *payload, const struct optspec *o,
+			const char *arg, int unset)
+{
+	struct verify_options *v = payload;
+
+	switch (o->id) {
+	case OPT_ID_FORMAT:
+		set_string(&v->format, unset ? NULL : arg);
+		return 0;
+	case OPT_ID_PREFIX:
+		set_string(&v->prefix, unset ? NULL : arg);
+		return 0;
+	case OPT_ID_VERBOSE:
+		v->verbose = unset ? 0 : v->verbose + 1;
+		return 0;
+	case OPT_ID_DIGEST:
+		v->digest = !unset;
+		return 0;
+	default:
+		GA_BUG("verify option without a handler");
+	}
+}
+
+int cli_parse_verify(struct verify_options *out, int argc, char **argv)
+{
+	struct parser p = { 0 };
+	size_t i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	out->progress = -1;
+	p.opts = verify_options;
+	p.nr_opts = GA_ARRAY_SIZE(verify_options);
+	p.argv = argc > 1 ? argv + 1 : NULL;
+	p.argc = argc > 1 ? (size_t)argc - 1 : 0;
+	p.apply = apply_verify;
+	p.payload = out;
+	if ((error = parse_step(&p)) < 0)
+		goto done;
+	if (p.completion) {
+		error = ga_error_usage(GA_USAGE_STDOUT, NULL);
+		goto done;
+	}
+	if (!p.nr_out) {
+		error = ga_error_usage(GA_USAGE_STDERR, NULL);
+		goto done;
+	}
+	out->file = ga_xstrdup(p.out[0]);
+	if (p.nr_out > 1)
+		out->treeish = ga_xstrdup(p.out[1]);
+	if (p.nr_out > 2) {
+		out->nr_pathspecs = p.nr_out - 2;
+		out->pathspecs = ga_xcalloc(out->nr_pathspecs,
+					    sizeof(char *));
+		for (i = 2; i < p.nr_out; i++)
+			out->pathspecs[i - 2] = ga_xstrdup(p.out[i]);
+	}
+done:
+	parser_release(&p);
+	return error;
+}
+
+const char *cli_verify_usage(void)
+{
+	return verify_usage_text;
 }

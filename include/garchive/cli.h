@@ -12,12 +12,14 @@
 
 struct format;
 struct format_list;
+struct verify_options;
 
 /* What garchive was asked to do, decided from the first arguments. */
 enum cli_command {
 	CLI_ARCHIVE,		/* garchive [options] <tree-ish> [<path>...] */
 	CLI_UPLOAD_ARCHIVE,	/* garchive upload-archive <dir> */
 	CLI_GET_TAR_COMMIT_ID,	/* garchive get-tar-commit-id */
+	CLI_VERIFY,		/* garchive verify <file> [<tree-ish>...] */
 	CLI_UPLOAD_ARCHIVE_WRITER,	/* upload-archive--writer <dir> (hidden) */
 	CLI_VERSION,		/* garchive --version */
 	CLI_HELP		/* garchive help / --help */
@@ -109,6 +111,16 @@ int cli_parse_archive(struct archive_options *opts,
 		      const char *cwd_prefix, int remote);
 
 void cli_options_release(struct archive_options *opts);
+
+/*
+ * garchive verify's command line: options (--format, --prefix, -v,
+ * --digest) with parse-options' rules, then <file>, the optional
+ * <tree-ish> and pathspecs.  `out` is initialised here; release it with
+ * verify_options_release(), also on failure.  Returns 0 or GA_EUSAGE
+ * (with cli_verify_usage() to show).
+ */
+int cli_parse_verify(struct verify_options *out, int argc, char **argv);
+const char *cli_verify_usage(void);
 
 /* git archive's usage text, byte for byte, ending with an empty line. */
 const char *cli_usage(void);
