@@ -725,6 +725,7 @@ static int resolve_treeish(struct run *r)
 	to.name = r->opts.treeish;
 	to.cwd_prefix = r->cwd_prefix;
 	to.mtime = r->opts.mtime;
+	to.source_date_epoch = getenv("SOURCE_DATE_EPOCH");
 	to.remote = r->serving;
 	to.allow_unreachable = r->allow_unreachable;
 	return treeish_resolve(&r->treeish, r->repo, &to);
