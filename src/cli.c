@@ -77,6 +77,14 @@ enum opt_kind {
 #define OPTF_NOARG	0x1	/* PARSE_OPT_NOARG: --opt=x is an error */
 #define OPTF_NONEG	0x2	/* PARSE_OPT_NONEG: no --no-opt form */
 #define OPTF_EXT	0x4	/* garchive extension: no typo hints */
+/*
+ * Only the whole name (and --no-<name>) is taken, never an abbreviation:
+ * an extension whose name shares a prefix with one of git's options
+ * (--progress and --prefix) must not make git's abbreviations ambiguous.
+ */
+#define OPTF_EXACT	0x8
+/* Not for a --remote client: the server refuses it as git would. */
+#define OPTF_LOCAL	0x10
 
 enum opt_id {
 	OPT_ID_FORMAT,
@@ -92,7 +100,8 @@ enum opt_id {
 	OPT_ID_EXEC,
 	OPT_ID_MTIME,
 	OPT_ID_THREADS,
-	OPT_ID_DIGEST
+	OPT_ID_DIGEST,
+	OPT_ID_PROGRESS
 };
 
 struct optspec {
@@ -120,6 +129,8 @@ static const struct optspec pass1_options[] = {
 static const struct optspec pass2_options[] = {
 	{ OPT_ID_MTIME, 0, "mtime", KIND_STRING, OPTF_NONEG | OPTF_EXT },
 	{ OPT_ID_THREADS, 0, "threads", KIND_INTEGER, OPTF_NONEG | OPTF_EXT },
+	{ OPT_ID_PROGRESS, 0, "progress", KIND_BOOL,
+	  OPTF_NOARG | OPTF_EXT | OPTF_EXACT | OPTF_LOCAL },
 	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
 	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
 	{ OPT_ID_ADD_FILE, 0, "add-file", KIND_CALLBACK, 0 },
@@ -145,6 +156,8 @@ static const struct optspec pass2_options[] = {
 /* Pass 1 parses with KEEP_DASHDASH | KEEP_ARGV0 | KEEP_UNKNOWN_OPT |
  * NO_INTERNAL_HELP and no usage strings; pass 2 with none of these. */
 #define PARSE_PASS1	0x1
+/* Parsing a --remote client's arguments on the server. */
+#define PARSE_REMOTE	0x2
 
 /*
  * Receives each option's value.  `arg` is NULL for flags and for the
@@ -323,8 +336,16 @@ static int parse_long(struct parser *p, const char *arg)
 
 		if (!name)
 			continue;
+		if ((o->flags & OPTF_LOCAL) && (p->flags & PARSE_REMOTE))
+			continue;
 		rest = skip_prefix(arg, name);
-		if (!rest) {
+		if (!rest && (o->flags & OPTF_EXACT)) {
+			if (!starts_with(arg, "no-") ||
+			    !(rest = skip_prefix(arg + 3, name)) ||
+			    (*rest && *rest != '='))
+				continue;
+			spell = SPELL_UNSET;
+		} else if (!rest) {
 			if (!(p->flags & PARSE_PASS1) &&
 			    !strncmp(name, arg, arg_end - arg)) {
 				abbreviated = 1;
@@ -667,7 +688,7 @@ struct pass2 {
 	struct archive_options *opts;
 	const char *cwd_prefix;	/* NULL on the server */
 	const char *format, *base, *output, *remote, *exec, *mtime;
-	int level, verbose, list, worktree_attributes, threads;
+	int level, verbose, list, worktree_attributes, threads, progress;
 };
 
 static void clear_extras(struct archive_options *opts)
@@ -879,6 +900,9 @@ static int apply_pass2(void *payload, const struct optspec *o,
 	case OPT_ID_NUMBER:
 		st->level = parse_level(arg);
 		return 0;
+	case OPT_ID_PROGRESS:
+		st->progress = !unset;
+		return 0;
 	case OPT_ID_DIGEST:
 		GA_BUG("verify option in the archive table");
 	case OPT_ID_THREADS:
@@ -916,6 +940,7 @@ static void release_pass2_fields(struct archive_options *opts)
 	opts->nr_pathspecs = 0;
 	opts->verbose = opts->list = opts->worktree_attributes = 0;
 	opts->threads = -1;
+	opts->progress = -1;
 }
 
 /* The name git infers the format from: -o's value as OPT_FILENAME
@@ -954,6 +979,7 @@ int cli_parse_archive(struct archive_options *opts,
 	int error;
 
 	st.threads = -1;	/* not given: main may use garchive.threads */
+	st.progress = -1;	/* not given: main decides */
 
 	release_pass2_fields(opts);
 	opts->completion = NULL;
@@ -962,6 +988,7 @@ int cli_parse_archive(struct archive_options *opts,
 	st.level = -1;
 	p.opts = pass2_options;
 	p.nr_opts = GA_ARRAY_SIZE(pass2_options);
+	p.flags = remote ? PARSE_REMOTE : 0;
 	p.argv = opts->pass1_args;
 	p.argc = opts->nr_pass1_args;
 	p.apply = apply_pass2;
@@ -999,6 +1026,7 @@ int cli_parse_archive(struct archive_options *opts,
 	opts->worktree_attributes = st.worktree_attributes;
 	opts->mtime = st.mtime ? ga_xstrdup(st.mtime) : NULL;
 	opts->threads = st.threads;
+	opts->progress = st.progress;
 	if (st.list) {
 		/* Positional arguments are ignored, as by git 2.39. */
 		opts->list = 1;
@@ -1080,6 +1108,7 @@ static const char verify_usage_text[] =
 	"    -v, --verbose         list every difference\n"
 	"    --digest              print the SHA-256 of the file and of its"
 	" tar\n"
+	"    --progress            show progress on standard error\n"
 	"\n";
 
 static const struct optspec verify_options[] = {
@@ -1087,6 +1116,7 @@ static const struct optspec verify_options[] = {
 	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
 	{ OPT_ID_VERBOSE, 'v', "verbose", KIND_COUNTUP, OPTF_NOARG },
 	{ OPT_ID_DIGEST, 0, "digest", KIND_BOOL, OPTF_NOARG },
+	{ OPT_ID_PROGRESS, 0, "progress", KIND_BOOL, OPTF_NOARG },
 };
 
 static int apply_verify(void *payload, const struct optspec *o,
@@ -1106,6 +1136,9 @@ static int apply_verify(void *payload, const struct optspec *o,
 		return 0;
 	case OPT_ID_DIGEST:
 		v->digest = !unset;
+		return 0;
+	case OPT_ID_PROGRESS:
+		v->progress = !unset;
 		return 0;
 	default:
 		GA_BUG("verify option without a handler");

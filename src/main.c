@@ -26,6 +26,8 @@
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
 #include "garchive/walk.h"
+#include "progress.h"
+#include "rawtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +82,8 @@ struct run {
 	struct walk *walk;
 	struct sink *sink;
 	struct archive_writer *writer;
+	struct progress *progress;	/* NULL when none is shown */
+	uint64_t files, bytes;		/* what the meter counts */
 	char *attr_global;
 	char *attr_info;
 	char *attr_info_shown;	/* its name in messages, or NULL */
@@ -703,6 +707,50 @@ static void fill_archive_args(struct run *r, struct archive_args *args,
 	localtime_r(&t, &args->mtime_local);
 }
 
+/*
+ * The meter of a run, if one is to be shown: its total is the number of
+ * files, links and submodules of the tree, counted from the raw trees
+ * (cached by now: the walk's checks read them all), plus the extra
+ * files.  With pathspecs the total is not known in advance.
+ */
+static void start_progress(struct run *r, int setting, const char *title,
+			   int out_fd)
+{
+	git_odb *odb = NULL;
+	uint64_t total = 0;
+
+	if (r->serving || (setting < 0 && r->opts.verbose) ||
+	    !progress_wanted(setting, out_fd))
+		return;
+	if (!r->opts.nr_pathspecs && git_repository_odb(&odb, r->repo) == 0 &&
+	    rawtree_count(&total, odb, &r->treeish.tree_id,
+			  r->treeish.hexsz / 2) == 0)
+		total += r->opts.nr_extras;
+	else
+		total = 0;
+	ga_error_clear();
+	git_error_clear();
+	git_odb_free(odb);
+	r->progress = progress_start(title, total, 2);
+}
+
+/* One more entry for the meter. */
+static void count_entry(struct run *r, const struct archive_entry *entry)
+{
+	if (!r->progress)
+		return;
+	if (entry->mode != WALK_MODE_DIR)
+		r->files++;
+	r->bytes += entry->size;
+	progress_update(r->progress, r->files, r->bytes);
+}
+
+static void finish_progress(struct run *r)
+{
+	progress_done(r->progress, r->files, r->bytes);
+	r->progress = NULL;
+}
+
 static int write_entries(struct run *r)
 {
 	struct archive_entry *entry;
@@ -714,6 +762,7 @@ static int write_entries(struct run *r)
 				entry->path);
 		if ((error = r->writer->add(r->writer, entry)) < 0)
 			return error;
+		count_entry(r, entry);
 	}
 	return error == GA_ITEROVER ? 0 : error;
 }
@@ -757,10 +806,13 @@ static int write_archive(struct run *r)
 		error = tar_writer_new(&r->writer, r->sink, &args);
 	if (error < 0)
 		return error;
+	start_progress(r, r->opts.progress, "Writing archive", r->out.fd);
 	if ((error = write_entries(r)) < 0 ||
-	    (error = r->writer->finish(r->writer)) < 0)
+	    (error = r->writer->finish(r->writer)) < 0 ||
+	    (error = r->sink->finish(r->sink)) < 0)
 		return error;
-	return r->sink->finish(r->sink);
+	finish_progress(r);
+	return 0;
 }
 
 /* The configuration and the format table, read once per run. */
@@ -1024,18 +1076,23 @@ static int write_expected(struct run *r, const char *name)
 		error = tar_writer_new(&r->writer, sink, &args);
 	if (error < 0)
 		return error;
+	/* verify's answer comes after the meters: they share a terminal. */
+	start_progress(r, r->vopts.progress, "Writing expected archive", -1);
 	while ((error = walk_next(&entry, r->walk)) == 0) {
 		verify_expect_entry(r->verify, entry);
 		error = r->writer->add(r->writer, entry);
 		verify_expect_done(r->verify, entry);
 		if (error < 0)
 			return error;
+		count_entry(r, entry);
 	}
 	if (error != GA_ITEROVER)
 		return error;
-	if ((error = r->writer->finish(r->writer)) < 0)
+	if ((error = r->writer->finish(r->writer)) < 0 ||
+	    (error = sink->finish(sink)) < 0)
 		return error;
-	return sink->finish(sink);
+	finish_progress(r);
+	return 0;
 }
 
 /*
@@ -1079,8 +1136,12 @@ static int run_verify(struct run *r)
 		return ga_error_set("'%s' records no commit: name the "
 				    "tree-ish to compare it with",
 				    r->vopts.file);
-	if ((error = write_expected(r, name)) < 0 ||
-	    (error = verify_check(r->verify)) < 0)
+	if ((error = write_expected(r, name)) < 0)
+		return error;
+	if (progress_wanted(r->vopts.progress, -1))
+		verify_set_progress(r->verify, progress_start(
+			"Verifying archive", 0, 2));
+	if ((error = verify_check(r->verify)) < 0)
 		return error;
 	if (verify_report(r->verify, stdout) == VERIFY_DIFFERENT)
 		r->exit_status = 1;
@@ -1107,6 +1168,7 @@ static void run_release(struct run *r)
 		r->writer->free(r->writer);
 	if (r->sink)
 		r->sink->free(r->sink);
+	progress_free(r->progress);
 	walk_free(r->walk);
 	verify_free(r->verify);
 	verify_options_release(&r->vopts);

@@ -26,6 +26,7 @@
 #include "garchive/format.h"
 #include "garchive/walk.h"
 #include "bytesrc.h"
+#include "progress.h"
 #include "rawtree.h"
 #include "recompress.h"
 #include "sha256.h"
@@ -291,6 +292,7 @@ struct verify {
 	int zip_no_ut, zip_extra_other, zip_descriptors;
 	const struct unpack_gzip_info *gz;
 	int winner;
+	struct progress *progress;
 };
 
 static void list_add(struct verify *v, enum list_kind kind, char *item)
@@ -1033,6 +1035,8 @@ static struct expect *match_path(struct verify *v, const char *path,
 		v->nr_dirs++;
 	else
 		v->nr_entries++;
+	if (v->progress && !dir)
+		progress_update(v->progress, v->nr_entries, v->d_len);
 	if (!x) {
 		list_add(v, dir ? LIST_DIR_ONLY_ARCHIVE : LIST_ONLY_ARCHIVE,
 			 quote_path(path, len));
@@ -1301,11 +1305,18 @@ static int cmp_items(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+void verify_set_progress(struct verify *v, struct progress *p)
+{
+	progress_free(v->progress);
+	v->progress = p;
+}
+
 int verify_check(struct verify *v)
 {
 	int error;
 	size_t i;
 
+	progress_set_total(v->progress, v->nr_expected_files);
 	v->dstream.base.read = decoded_read;
 	v->dstream.v = v;
 	v->budget = v->e_len * 2 + VERIFY_SLACK;
@@ -1353,6 +1364,8 @@ int verify_check(struct verify *v)
 	if (v->rc && (error = recompress_finish(v->rc, v->in.total)) < 0)
 		return error;
 	v->winner = recompress_winner(v->rc);
+	progress_done(v->progress, v->nr_entries, v->d_len);
+	v->progress = NULL;
 	list_unseen(v);
 	for (i = 0; i < LIST_NR; i++)
 		if (v->lists[i].nr > 1)
@@ -1741,6 +1754,7 @@ void verify_free(struct verify *v)
 
 	if (!v)
 		return;
+	progress_free(v->progress);
 	recompress_free(v->rc);
 	unpack_decoder_free(v->dec);
 	unpack_input_close(&v->in);

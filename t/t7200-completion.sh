@@ -98,7 +98,7 @@ test_expect_success BASH 'option names' '
 	expect "--add-file=" "--add-virtual-file=" &&
 	test_cmp expect actual &&
 	run_completion "" "garchive --no-p" >actual &&
-	expect "--no-prefix " &&
+	expect "--no-prefix " "--no-progress " &&
 	test_cmp expect actual
 '
 
@@ -217,6 +217,16 @@ test_expect_success BASH 'garchive options and subcommands come first' '
 	test_cmp expect actual
 '
 
+test_expect_success BASH '--progress and --no-progress' '
+	cd repo &&
+	run_completion "" "garchive --prog" >actual &&
+	expect "--progress " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --no-prog" >actual &&
+	expect "--no-progress " &&
+	test_cmp expect actual
+'
+
 test_expect_success BASH 'garchive verify: options, file, tree-ish, paths' '
 	cd repo &&
 	run_completion "" "garchive ve" >actual &&
@@ -224,6 +234,9 @@ test_expect_success BASH 'garchive verify: options, file, tree-ish, paths' '
 	test_cmp expect actual &&
 	run_completion "" "garchive verify --d" >actual &&
 	expect "--digest " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify --no-" >actual &&
+	expect "--no-progress " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive verify --format=tg" >actual &&
 	expect "tgz " &&

@@ -136,11 +136,11 @@ __garchive_options ()
 {
 	local opts=(--format= --list --verbose --prefix= --output=
 		--add-file= --add-virtual-file= --worktree-attributes
-		--mtime= --threads= --remote= --exec=)
+		--mtime= --threads= --progress --remote= --exec=)
 	if [[ $cur == --no* ]]; then
 		opts+=(--no-format --no-prefix --no-add-file
 		       --no-add-virtual-file --no-verbose --no-list
-		       --no-worktree-attributes)
+		       --no-worktree-attributes --no-progress)
 	fi
 	if [[ -n $1 ]]; then
 		opts+=(--version --help -c)
@@ -188,7 +188,8 @@ __garchive_verify ()
 		return
 		;;
 	-*)
-		__garchive_add --format= --prefix= "--verbose " "--digest "
+		__garchive_add --format= --prefix= "--verbose " "--digest " \
+			"--progress " "--no-progress "
 		return
 		;;
 	esac

@@ -75,6 +75,7 @@ struct archive_options {
 	int worktree_attributes;
 	char *mtime;		/* --mtime value, NULL if none */
 	int threads;		/* --threads, 0 = one per CPU, -1 not given */
+	int progress;		/* --progress 1, --no-progress 0, -1 neither */
 	char *treeish;		/* first positional argument */
 	char **pathspecs;	/* the rest */
 	size_t nr_pathspecs;

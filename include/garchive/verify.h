@@ -37,6 +37,7 @@ struct archive_args;
 struct archive_entry;
 struct format;
 struct format_list;
+struct progress;
 struct sink;
 
 /* The command line, as cli_parse_verify() fills it. */
@@ -106,6 +107,13 @@ struct verify_plan {
  */
 int verify_prepare(struct verify *v, const struct verify_plan *plan,
 		   struct archive_args *args, const char **prefix);
+
+/*
+ * Show a meter while the file is read (counting its files against the
+ * expected ones); v takes `p` over, finishes it after verify_check()
+ * and frees it.
+ */
+void verify_set_progress(struct verify *v, struct progress *p);
 
 /* Where the expected archive is written (owned by v). */
 struct sink *verify_expect_sink(struct verify *v);
