@@ -71,7 +71,8 @@ enum opt_kind {
 	KIND_COUNTUP,		/* -v: each use adds one, --no- = 0 */
 	KIND_BOOL,		/* OPT_BOOL: 1, --no- = 0 */
 	KIND_NUMBER,		/* -NUM */
-	KIND_INTEGER		/* OPT_INTEGER */
+	KIND_INTEGER,		/* OPT_INTEGER */
+	KIND_OPTARG		/* PARSE_OPT_OPTARG: a value only after '=' */
 };
 
 #define OPTF_NOARG	0x1	/* PARSE_OPT_NOARG: --opt=x is an error */
@@ -101,7 +102,8 @@ enum opt_id {
 	OPT_ID_MTIME,
 	OPT_ID_THREADS,
 	OPT_ID_DIGEST,
-	OPT_ID_PROGRESS
+	OPT_ID_PROGRESS,
+	OPT_ID_RECURSE_SUBMODULES
 };
 
 struct optspec {
@@ -131,6 +133,8 @@ static const struct optspec pass2_options[] = {
 	{ OPT_ID_THREADS, 0, "threads", KIND_INTEGER, OPTF_NONEG | OPTF_EXT },
 	{ OPT_ID_PROGRESS, 0, "progress", KIND_BOOL,
 	  OPTF_NOARG | OPTF_EXT | OPTF_EXACT | OPTF_LOCAL },
+	{ OPT_ID_RECURSE_SUBMODULES, 0, "recurse-submodules", KIND_OPTARG,
+	  OPTF_EXT | OPTF_EXACT | OPTF_LOCAL },
 	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
 	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
 	{ OPT_ID_ADD_FILE, 0, "add-file", KIND_CALLBACK, 0 },
@@ -277,6 +281,10 @@ static int get_value(struct parser *p, const struct optspec *o, int spell)
 			return opt_error(o, spell,
 					 "expects a numerical value");
 		return p->apply(p->payload, o, arg, 0);
+	case KIND_OPTARG:
+		arg = unset ? NULL : p->opt;
+		p->opt = NULL;
+		return p->apply(p->payload, o, arg, unset);
 	case KIND_NUMBER:
 		break;
 	}
@@ -689,6 +697,7 @@ struct pass2 {
 	const char *cwd_prefix;	/* NULL on the server */
 	const char *format, *base, *output, *remote, *exec, *mtime;
 	int level, verbose, list, worktree_attributes, threads, progress;
+	int recurse_submodules;
 };
 
 static void clear_extras(struct archive_options *opts)
@@ -903,6 +912,18 @@ static int apply_pass2(void *payload, const struct optspec *o,
 	case OPT_ID_PROGRESS:
 		st->progress = !unset;
 		return 0;
+	case OPT_ID_RECURSE_SUBMODULES:
+		if (unset)
+			st->recurse_submodules = 0;
+		else if (!arg)
+			st->recurse_submodules = CLI_SUBMODULES_ON;
+		else if (!strcmp(arg, "skip-missing"))
+			st->recurse_submodules = CLI_SUBMODULES_SKIP_MISSING;
+		else
+			return ga_error_usage(GA_USAGE_NONE, "option `%s' "
+					      "takes no value but "
+					      "skip-missing", o->long_name);
+		return 0;
 	case OPT_ID_DIGEST:
 		GA_BUG("verify option in the archive table");
 	case OPT_ID_THREADS:
@@ -941,6 +962,7 @@ static void release_pass2_fields(struct archive_options *opts)
 	opts->verbose = opts->list = opts->worktree_attributes = 0;
 	opts->threads = -1;
 	opts->progress = -1;
+	opts->recurse_submodules = 0;
 }
 
 /* The name git infers the format from: -o's value as OPT_FILENAME
@@ -1027,6 +1049,7 @@ int cli_parse_archive(struct archive_options *opts,
 	opts->mtime = st.mtime ? ga_xstrdup(st.mtime) : NULL;
 	opts->threads = st.threads;
 	opts->progress = st.progress;
+	opts->recurse_submodules = st.recurse_submodules;
 	if (st.list) {
 		/* Positional arguments are ignored, as by git 2.39. */
 		opts->list = 1;

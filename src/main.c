@@ -28,6 +28,7 @@
 #include "garchive/walk.h"
 #include "progress.h"
 #include "rawtree.h"
+#include "submodule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +84,7 @@ struct run {
 	struct sink *sink;
 	struct archive_writer *writer;
 	struct progress *progress;	/* NULL when none is shown */
+	struct submodules *submodules;	/* --recurse-submodules */
 	uint64_t files, bytes;		/* what the meter counts */
 	char *attr_global;
 	char *attr_info;
@@ -711,7 +713,8 @@ static void fill_archive_args(struct run *r, struct archive_args *args,
  * The meter of a run, if one is to be shown: its total is the number of
  * files, links and submodules of the tree, counted from the raw trees
  * (cached by now: the walk's checks read them all), plus the extra
- * files.  With pathspecs the total is not known in advance.
+ * files.  With pathspecs or submodules the total is not known in
+ * advance.
  */
 static void start_progress(struct run *r, int setting, const char *title,
 			   int out_fd)
@@ -722,7 +725,9 @@ static void start_progress(struct run *r, int setting, const char *title,
 	if (r->serving || (setting < 0 && r->opts.verbose) ||
 	    !progress_wanted(setting, out_fd))
 		return;
-	if (!r->opts.nr_pathspecs && git_repository_odb(&odb, r->repo) == 0 &&
+	/* Submodules are counted as they come, like pathspecs' matches. */
+	if (!r->opts.nr_pathspecs && !r->opts.recurse_submodules &&
+	    git_repository_odb(&odb, r->repo) == 0 &&
 	    rawtree_count(&total, odb, &r->treeish.tree_id,
 			  r->treeish.hexsz / 2) == 0)
 		total += r->opts.nr_extras;
@@ -780,6 +785,22 @@ static int resolve_treeish(struct run *r)
 	return treeish_resolve(&r->treeish, r->repo, &to);
 }
 
+/* --recurse-submodules: the repositories behind gitlinks, for the walk. */
+static const struct walk_submodules *open_submodules(struct run *r)
+{
+	struct submodules_options so;
+
+	memset(&so, 0, sizeof(so));
+	so.repo = r->repo;
+	so.tree_id = &r->treeish.tree_id;
+	so.config_overrides = (const char *const *)r->global.config;
+	so.nr_config_overrides = r->global.nr_config;
+	so.skip_missing = r->opts.recurse_submodules ==
+			  CLI_SUBMODULES_SKIP_MISSING;
+	submodules_new(&r->submodules, &so);
+	return submodules_hooks(r->submodules);
+}
+
 static int write_archive(struct run *r)
 {
 	const struct format *fmt = r->opts.format;
@@ -793,6 +814,8 @@ static int write_archive(struct run *r)
 	if ((error = resolve_threads(r)) < 0 ||
 	    (error = fill_walk_options(r, &wo)) < 0)
 		return error;
+	if (r->opts.recurse_submodules)
+		wo.submodules = open_submodules(r);
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
 
@@ -1170,6 +1193,8 @@ static void run_release(struct run *r)
 		r->sink->free(r->sink);
 	progress_free(r->progress);
 	walk_free(r->walk);
+	/* After the writer and the walk: entries may hold their objects. */
+	submodules_free(r->submodules);
 	verify_free(r->verify);
 	verify_options_release(&r->vopts);
 	treeish_release(&r->treeish);

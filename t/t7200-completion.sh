@@ -217,6 +217,16 @@ test_expect_success BASH 'garchive options and subcommands come first' '
 	test_cmp expect actual
 '
 
+test_expect_success BASH '--recurse-submodules and its value' '
+	cd repo &&
+	run_completion "" "garchive --recurse" >actual &&
+	expect "--recurse-submodules " "--recurse-submodules=" &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --recurse-submodules=" >actual &&
+	expect "skip-missing " &&
+	test_cmp expect actual
+'
+
 test_expect_success BASH '--progress and --no-progress' '
 	cd repo &&
 	run_completion "" "garchive --prog" >actual &&

@@ -136,11 +136,13 @@ __garchive_options ()
 {
 	local opts=(--format= --list --verbose --prefix= --output=
 		--add-file= --add-virtual-file= --worktree-attributes
-		--mtime= --threads= --progress --remote= --exec=)
+		--mtime= --threads= --progress --recurse-submodules
+		--recurse-submodules= --remote= --exec=)
 	if [[ $cur == --no* ]]; then
 		opts+=(--no-format --no-prefix --no-add-file
 		       --no-add-virtual-file --no-verbose --no-list
-		       --no-worktree-attributes --no-progress)
+		       --no-worktree-attributes --no-progress
+		       --no-recurse-submodules)
 	fi
 	if [[ -n $1 ]]; then
 		opts+=(--version --help -c)
@@ -276,6 +278,10 @@ __garchive_main ()
 		case $cur in
 		--format=*)
 			__garchive_formats --format=
+			return
+			;;
+		--recurse-submodules=*)
+			__garchive_add "--recurse-submodules=skip-missing "
 			return
 			;;
 		--remote=*)

@@ -48,6 +48,10 @@ struct extra_file {
 	int executable;		/* owner-exec bit of the file on disk */
 };
 
+/* --recurse-submodules, and with =skip-missing. */
+#define CLI_SUBMODULES_ON		1
+#define CLI_SUBMODULES_SKIP_MISSING	2
+
 struct archive_options {
 	/* pass 1 */
 	char *output;		/* -o value, NULL if none */
@@ -76,6 +80,7 @@ struct archive_options {
 	char *mtime;		/* --mtime value, NULL if none */
 	int threads;		/* --threads, 0 = one per CPU, -1 not given */
 	int progress;		/* --progress 1, --no-progress 0, -1 neither */
+	int recurse_submodules;	/* 0, or a CLI_SUBMODULES_* value */
 	char *treeish;		/* first positional argument */
 	char **pathspecs;	/* the rest */
 	size_t nr_pathspecs;
