@@ -19,6 +19,8 @@
 /* File bytes kept for a candidate that lags behind. */
 #define RC_WINDOW_MAX	((size_t)64 << 20)
 #define RC_READ_CHUNK	(64 * 1024)
+/* Input queued for a command candidate before the reader waits. */
+#define RC_QUEUE_MAX	((size_t)4 << 20)
 
 struct recompress;
 
@@ -43,6 +45,8 @@ struct cand {
 	struct child child;	/* RECOMPRESS_COMMAND */
 	const char *argv[2];
 	int running;
+	struct ga_buf queue;	/* input not yet written to it */
+	size_t queued;		/* bytes of it written */
 };
 
 struct recompress {
@@ -65,6 +69,7 @@ static void kill_cand(struct cand *c, char *why)
 	c->dead = 1;
 	c->why = why;
 	ga_buf_release(&c->ahead);
+	ga_buf_release(&c->queue);
 	if (c->running) {
 		/* It reads end of file, or dies of SIGPIPE writing. */
 		child_close(&c->child.in);
@@ -216,6 +221,7 @@ void recompress_free(struct recompress *rc)
 			c->zlib->free(c->zlib);
 		free(c->why);
 		ga_buf_release(&c->ahead);
+		ga_buf_release(&c->queue);
 	}
 	free(rc->cands);
 	free(rc->chunk);
@@ -305,38 +311,79 @@ static int drain_output(struct cand *c)
 	}
 }
 
-/* Write to a command candidate, reading its output meanwhile. */
-static int feed_command(struct cand *c, const unsigned char *p, size_t len)
+/*
+ * Move bytes to and from a command candidate: write what its pipe takes
+ * of the queued input, hand it what its output has.  With `wait`, block
+ * until one of them can move; otherwise never block.
+ */
+static int pump_command(struct cand *c, int wait)
 {
-	while (len && !c->dead) {
+	while (!c->dead) {
 		struct pollfd pfd[2] = {
-			{ c->child.in, POLLOUT, 0 },
 			{ c->child.out, POLLIN, 0 },
+			{ c->child.in, POLLOUT, 0 },
 		};
-		ssize_t n;
+		nfds_t n = c->queue.len - c->queued && c->child.in >= 0 ? 2 : 1;
+		ssize_t w;
+		int ready = poll(pfd, n, wait ? -1 : 0);
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
 			return ga_error_errno(errno, "poll");
-		}
-		if (pfd[1].revents && drain_output(c)) {
+		if (!ready)
+			return 0;
+		if (pfd[0].revents && drain_output(c)) {
 			if (!c->dead)
 				kill_cand(c, ga_xstrdup("ended early"));
-			break;
+			return 0;
 		}
-		if (!pfd[0].revents)
+		if (n < 2 || !pfd[1].revents)
+			return 0;
+		w = write(c->child.in, c->queue.ptr + c->queued,
+			  c->queue.len - c->queued);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		n = write(c->child.in, p, len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
+		if (w < 0) {
 			kill_cand(c, ga_xstrdup("stopped reading its input"));
-			break;
+			return 0;
 		}
-		p += n;
-		len -= (size_t)n;
+		c->queued += (size_t)w;
+		if (c->queued == c->queue.len) {
+			ga_buf_setlen(&c->queue, 0);
+			c->queued = 0;
+		}
+		return 0;
 	}
+	return 0;
+}
+
+/*
+ * Queue input for a command candidate and move what can be moved at
+ * once, so that reading the file goes on while the candidate
+ * compresses on another CPU; wait only when it falls RC_QUEUE_MAX
+ * behind.
+ */
+static int feed_command(struct cand *c, const unsigned char *p, size_t len)
+{
+	int error;
+
+	if (c->queued && c->queued == c->queue.len) {
+		ga_buf_setlen(&c->queue, 0);
+		c->queued = 0;
+	}
+	if (c->queued > RC_QUEUE_MAX / 2) {
+		memmove(c->queue.ptr, c->queue.ptr + c->queued,
+			c->queue.len - c->queued);
+		ga_buf_setlen(&c->queue, c->queue.len - c->queued);
+		c->queued = 0;
+	}
+	ga_buf_put(&c->queue, p, len);
+	if ((error = pump_command(c, 0)) < 0)
+		return error;
+	while (!c->dead && c->queue.len - c->queued > RC_QUEUE_MAX)
+		if ((error = pump_command(c, 1)) < 0)
+			return error;
 	return 0;
 }
 
@@ -376,6 +423,9 @@ static int finish_command(struct cand *c)
 {
 	int code = 0, signo = 0, error;
 
+	while (!c->dead && c->queue.len - c->queued)
+		if ((error = pump_command(c, 1)) < 0)
+			return error;
 	child_close(&c->child.in);
 	while (!c->dead) {
 		struct pollfd pfd = { c->child.out, POLLIN, 0 };

@@ -1496,6 +1496,22 @@ static void line(FILE *out, const char *key, const char *fmt, ...)
 	fputc('\n', out);
 }
 
+/* A "differs:" line, counted. */
+static void differs(FILE *out, int *n, const char *fmt, ...)
+	GA_PRINTF(3, 4);
+
+static void differs(FILE *out, int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	(*n)++;
+	fprintf(out, "  %-10s ", "differs:");
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
 static void describe_file(const struct verify *v, FILE *out)
 {
 	const char *what = v->zip ? "zip archive" : "tar archive";
@@ -1564,70 +1580,71 @@ static void print_fields(const struct verify *v, FILE *out)
 {
 	const struct verify_plan *p = v->plan;
 	char a[40], b[40];
+	int n = 0;
 
 	if (v->mtime_changed) {
 		format_time(a, sizeof(a), v->mtime);
 		format_time(b, sizeof(b), p->default_mtime);
-		line(out, "differs:", "time: %s, where garchive writes the "
+		differs(out, &n, "time: %s, where garchive writes the "
 		     "commit's %s", a, b);
 	}
 	if (v->mtime_odd)
-		line(out, "differs:", "time: entries have different times "
+		differs(out, &n, "time: entries have different times "
 		     "(first %s)", v->mtime_odd);
 	if (v->umask_changed)
-		line(out, "differs:", "modes: written with tar.umask 0%03o; "
+		differs(out, &n, "modes: written with tar.umask 0%03o; "
 		     "garchive uses 0%03o", v->umask_used, v->cfg_umask);
 	if (v->perm_odd)
-		line(out, "differs:", "modes: permission bits that no umask "
+		differs(out, &n, "modes: permission bits that no umask "
 		     "gives (first %s)", v->perm_odd);
 	if (v->tz_changed) {
 		int64_t off = v->tz_offset < 0 ? -v->tz_offset : v->tz_offset;
 
-		line(out, "differs:", "MS-DOS times: written in another time "
+		differs(out, &n, "MS-DOS times: written in another time "
 		     "zone (UTC%c%02d:%02d)", v->tz_offset < 0 ? '-' : '+',
 		     (int)(off / 3600), (int)(off / 60 % 60));
 	}
 	if (v->owner_odd)
-		line(out, "differs:", "owner: not root/0 (first %s): "
+		differs(out, &n, "owner: not root/0 (first %s): "
 		     "another tool", v->owner_odd);
 	if (v->misordered)
-		line(out, "differs:", "order: entries not in the tree's order "
+		differs(out, &n, "order: entries not in the tree's order "
 		     "(first %s): another tool", v->misordered);
 	if (v->tar_flags & TAR_READ_GNU_LONG)
-		line(out, "differs:", "long names in GNU headers: another "
+		differs(out, &n, "long names in GNU headers: another "
 		     "tool");
 	if (v->tar_flags & TAR_READ_PAX_OTHER)
-		line(out, "differs:", "pax records git does not write: "
+		differs(out, &n, "pax records git does not write: "
 		     "another tool");
 	if (v->tar_flags & (TAR_READ_NOT_USTAR | TAR_READ_ODD_HEADER |
 			    TAR_READ_OTHER_SIZE))
-		line(out, "differs:", "header fields filled otherwise "
+		differs(out, &n, "header fields filled otherwise "
 		     "(magic, checksum, devices): another tool");
 	if (!v->zip) {
 		const char *want = p->commit_hex;
 		const char *got = v->recorded_commit;
 
 		if (want && !got)
-			line(out, "differs:", "no commit recorded (no pax "
+			differs(out, &n, "no commit recorded (no pax "
 			     "global header)");
 		else if (!want && got)
-			line(out, "differs:", "records commit %s, where the "
+			differs(out, &n, "records commit %s, where the "
 			     "tree-ish is a tree", got);
 		else if (want && strcmp(want, got))
-			line(out, "differs:", "records commit %s, not %s",
+			differs(out, &n, "records commit %s, not %s",
 			     got, want);
 		if (v->tsum.global_other || v->tsum.nr_global > 1)
-			line(out, "differs:", "pax global header holds more "
+			differs(out, &n, "pax global header holds more "
 			     "than git writes");
 		if (!v->trailer_zero || v->trailer_more) {
-			line(out, "differs:", "data after the end of the tar");
+			differs(out, &n, "data after the end of the tar");
 		} else {
 			uint64_t tail = 10240 - v->tsum.end % 10240;
 
 			if (tail < 1024)
 				tail += 10240;
 			if (v->trailer_len != tail)
-				line(out, "differs:", "end of archive: %"
+				differs(out, &n, "end of archive: %"
 				     PRIu64 " bytes of zeros, git writes %"
 				     PRIu64, v->trailer_len, tail);
 		}
@@ -1636,17 +1653,22 @@ static void print_fields(const struct verify *v, FILE *out)
 		const char *got = v->recorded_commit ? v->recorded_commit : "";
 
 		if (strcmp(want, got))
-			line(out, "differs:", "zip comment: \"%s\", git writes "
+			differs(out, &n, "zip comment: \"%s\", git writes "
 			     "\"%s\"", got, want);
 		if (v->zip_no_ut)
-			line(out, "differs:", "no extended timestamps: another "
+			differs(out, &n, "no extended timestamps: another "
 			     "tool");
 		if (v->zip_extra_other)
-			line(out, "differs:", "extra fields git does not "
+			differs(out, &n, "extra fields git does not "
 			     "write: another tool");
 		if (v->trailer_len || v->trailer_more)
-			line(out, "differs:", "data after the end of the zip");
+			differs(out, &n, "data after the end of the zip");
 	}
+	if (!n && !tar_same(v))
+		differs(out, &n, "%s", v->zip
+			? "compressed data or fields: another deflate level, "
+			  "zlib or tool"
+			: "header bytes: another tool");
 }
 
 static void print_gzip(const struct verify *v, FILE *out, int tar_ok)
@@ -1670,9 +1692,21 @@ static void print_gzip(const struct verify *v, FILE *out, int tar_ok)
 	if (v->gz && v->gz->trailing)
 		line(out, "gzip:", "%" PRIu64 " bytes after the gzip data",
 		     v->gz->trailing);
-	if (v->gzip_skip)
+	if (v->gz && v->gz->name[0]) {
+		char *q = quote_path(v->gz->name, strlen(v->gz->name));
+		const unsigned char *h = v->gz->header;
+		int64_t t = (int64_t)h[4] | (int64_t)h[5] << 8 |
+			    (int64_t)h[6] << 16 | (int64_t)h[7] << 24;
+		char when[40];
+
+		format_time(when, sizeof(when), t);
+		line(out, "gzip:", "header names %s, time %s: gzip without -n",
+		     q, when);
+		free(q);
+	} else if (v->gzip_skip) {
 		line(out, "gzip:", "no garchive or git compressor: %s",
 		     v->gzip_skip);
+	}
 	if (!tar_ok || !v->nr_cands)
 		return;
 	if (v->opts->verbose) {
