@@ -1770,7 +1770,9 @@ enum verify_verdict verify_report(struct verify *v, FILE *out)
 			line(out, "first:", "difference in the MiB at byte %"
 			     PRIu64 " of the tar", v->first_diff);
 	}
-	if (v->opts->digest) {
+	if (v->opts->digest && v->over_budget) {
+		line(out, "sha256:", "(the file was not read to its end)");
+	} else if (v->opts->digest) {
 		ga_sha256_hex(hex, v->a_digest);
 		line(out, "sha256:", "%s  file", hex);
 		if (!v->zip) {

@@ -395,7 +395,9 @@ test_expect_success GZIP 'a gzip bomb stops early: different' '
 	verdict files/bomb.tgz v1.2 &&
 	test $code = 1 &&
 	grep "^different$" out &&
-	grep "^  stopped: *it holds more than [0-9]* bytes, where garchive writes [0-9]*$" out
+	grep "^  stopped: *it holds more than [0-9]* bytes, where garchive writes [0-9]*$" out &&
+	verdict files/bomb.tgz v1.2 --digest &&
+	grep "^  sha256: *(the file was not read to its end)$" out
 '
 
 test_expect_success 'zip: a member inflating past its size is an error' '
