@@ -35,11 +35,11 @@ WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 DEPS_CFLAGS = $(eval DEPS_CFLAGS := $$(call pkg_config,--cflags))$(DEPS_CFLAGS)
 DEPS_LIBS = $(eval DEPS_LIBS := $$(call pkg_config,--libs))$(DEPS_LIBS)
 pkg_config = $(call pkg_config_checked,$(shell $(PKG_CONFIG) $(1) libgit2 \
-	zlib 2>/dev/null || echo pkg-config-failed))
+	zlib libcrypto 2>/dev/null || echo pkg-config-failed))
 pkg_config_checked = $(if $(filter pkg-config-failed,$(1)),$(error \
-	$(PKG_CONFIG) does not find libgit2 and zlib: run `make deps` first \
-	(Debian), or install pkg-config and the development files of \
-	libgit2 and zlib),$(1))
+	$(PKG_CONFIG) does not find libgit2, zlib and libcrypto: run `make deps` \
+	first (Debian), or install pkg-config and the development files \
+	of libgit2, zlib and OpenSSL's libcrypto),$(1))
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	     -pthread $(WARNINGS) $(CFLAGS)
@@ -61,12 +61,13 @@ PROVE_FLAGS ?= -j2
 # tests compare with git, read zip and xz archives back (unzip, xz-utils),
 # build raw objects (python3), archive LFS pointers (git-lfs), install and
 # read the manual and completion (man-db, groff-base, bash-completion) and
-# watch system calls (strace).  DEB_DEV_PACKAGES are for the developer's
-# targets and CI: check-asan and fuzz (clang and its runtime), valgrind,
-# doc (asciidoctor).
-DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev git gzip \
-	       xz-utils unzip python3 git-lfs man-db groff-base \
-	       bash-completion strace
+# watch system calls (strace); garchive verify decompresses with bzip2
+# and zstd and hashes with OpenSSL's libcrypto (libssl-dev).
+# DEB_DEV_PACKAGES are for the developer's targets and CI: check-asan and
+# fuzz (clang and its runtime), valgrind, doc (asciidoctor).
+DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
+	       git gzip xz-utils bzip2 zstd unzip python3 git-lfs man-db \
+	       groff-base bash-completion strace
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 .PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \

@@ -29,6 +29,21 @@ void child_close(int *fd)
 	*fd = -1;
 }
 
+static void set_nonblocking(int fd)
+{
+	int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+void child_nonblocking(struct child *c)
+{
+	set_nonblocking(c->in);
+	set_nonblocking(c->out);
+	set_nonblocking(c->err);
+}
+
 /*
  * git runs a command through the shell only when its first word needs
  * one; a plain program name is executed directly.

@@ -47,6 +47,12 @@ int child_start(struct child *c);
  */
 int child_finish(struct child *c, int *code, int *signo);
 
+/*
+ * Make the parent's ends of the pipes non-blocking, for a caller that
+ * moves data both ways with poll() and must never block on one side.
+ */
+void child_nonblocking(struct child *c);
+
 /* Close a parent's pipe end held in *fd, if open. */
 void child_close(int *fd);
 

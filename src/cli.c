@@ -13,6 +13,7 @@
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "garchive/format.h"
+#include "garchive/verify.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -66,12 +67,17 @@ static const char usage_text[] =
 	" now)\n"
 	"    --threads <n>         threads that read and compress (0: one per"
 	" CPU)\n"
+	"    --progress            show progress on standard error (a terminal:"
+	" on)\n"
+	"    --recurse-submodules[=skip-missing]\n"
+	"                          archive submodules' trees in place\n"
 	"    --version [--build-options]\n"
 	"                          show the version, and the libraries'\n"
 	"    --help                show the manual page\n"
 	"\n"
 	"   or: garchive upload-archive <repository>\n"
 	"   or: garchive get-tar-commit-id <archive.tar\n"
+	"   or: garchive verify [<options>] <file> [<tree-ish> [<path>...]]\n"
 	"\n";
 
 /*
@@ -95,12 +101,21 @@ enum opt_kind {
 	KIND_COUNTUP,		/* -v: each use adds one, --no- = 0 */
 	KIND_BOOL,		/* OPT_BOOL: 1, --no- = 0 */
 	KIND_NUMBER,		/* -NUM */
-	KIND_INTEGER		/* OPT_INTEGER */
+	KIND_INTEGER,		/* OPT_INTEGER */
+	KIND_OPTARG		/* PARSE_OPT_OPTARG: a value only after '=' */
 };
 
 #define OPTF_NOARG	0x1	/* PARSE_OPT_NOARG: --opt=x is an error */
 #define OPTF_NONEG	0x2	/* PARSE_OPT_NONEG: no --no-opt form */
 #define OPTF_EXT	0x4	/* garchive extension: no typo hints */
+/*
+ * Only the whole name (and --no-<name>) is taken, never an abbreviation:
+ * an extension whose name shares a prefix with one of git's options
+ * (--progress and --prefix) must not make git's abbreviations ambiguous.
+ */
+#define OPTF_EXACT	0x8
+/* Not for a --remote client: the server refuses it as git would. */
+#define OPTF_LOCAL	0x10
 
 enum opt_id {
 	OPT_ID_FORMAT,
@@ -115,7 +130,10 @@ enum opt_id {
 	OPT_ID_REMOTE,
 	OPT_ID_EXEC,
 	OPT_ID_MTIME,
-	OPT_ID_THREADS
+	OPT_ID_THREADS,
+	OPT_ID_DIGEST,
+	OPT_ID_PROGRESS,
+	OPT_ID_RECURSE_SUBMODULES
 };
 
 struct optspec {
@@ -143,6 +161,10 @@ static const struct optspec pass1_options[] = {
 static const struct optspec pass2_options[] = {
 	{ OPT_ID_MTIME, 0, "mtime", KIND_STRING, OPTF_NONEG | OPTF_EXT },
 	{ OPT_ID_THREADS, 0, "threads", KIND_INTEGER, OPTF_NONEG | OPTF_EXT },
+	{ OPT_ID_PROGRESS, 0, "progress", KIND_BOOL,
+	  OPTF_NOARG | OPTF_EXT | OPTF_EXACT | OPTF_LOCAL },
+	{ OPT_ID_RECURSE_SUBMODULES, 0, "recurse-submodules", KIND_OPTARG,
+	  OPTF_EXT | OPTF_EXACT | OPTF_LOCAL },
 	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
 	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
 	{ OPT_ID_ADD_FILE, 0, "add-file", KIND_CALLBACK, 0 },
@@ -168,6 +190,8 @@ static const struct optspec pass2_options[] = {
 /* Pass 1 parses with KEEP_DASHDASH | KEEP_ARGV0 | KEEP_UNKNOWN_OPT |
  * NO_INTERNAL_HELP and no usage strings; pass 2 with none of these. */
 #define PARSE_PASS1	0x1
+/* Parsing a --remote client's arguments on the server. */
+#define PARSE_REMOTE	0x2
 
 /*
  * Receives each option's value.  `arg` is NULL for flags and for the
@@ -287,6 +311,10 @@ static int get_value(struct parser *p, const struct optspec *o, int spell)
 			return opt_error(o, spell,
 					 "expects a numerical value");
 		return p->apply(p->payload, o, arg, 0);
+	case KIND_OPTARG:
+		arg = unset ? NULL : p->opt;
+		p->opt = NULL;
+		return p->apply(p->payload, o, arg, unset);
 	case KIND_NUMBER:
 		break;
 	}
@@ -346,8 +374,16 @@ static int parse_long(struct parser *p, const char *arg)
 
 		if (!name)
 			continue;
+		if ((o->flags & OPTF_LOCAL) && (p->flags & PARSE_REMOTE))
+			continue;
 		rest = skip_prefix(arg, name);
-		if (!rest) {
+		if (!rest && (o->flags & OPTF_EXACT)) {
+			if (!starts_with(arg, "no-") ||
+			    !(rest = skip_prefix(arg + 3, name)) ||
+			    (*rest && *rest != '='))
+				continue;
+			spell = SPELL_UNSET;
+		} else if (!rest) {
 			if (!(p->flags & PARSE_PASS1) &&
 			    !strncmp(name, arg, arg_end - arg)) {
 				abbreviated = 1;
@@ -603,6 +639,7 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		/* upload-archive runs this to write what it relays. */
 		{ "upload-archive--writer", CLI_UPLOAD_ARCHIVE_WRITER },
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
+		{ "verify", CLI_VERIFY },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";
 	size_t j;
@@ -712,7 +749,8 @@ struct pass2 {
 	struct archive_options *opts;
 	const char *cwd_prefix;	/* NULL on the server */
 	const char *format, *base, *output, *remote, *exec, *mtime;
-	int level, verbose, list, worktree_attributes, threads;
+	int level, verbose, list, worktree_attributes, threads, progress;
+	int recurse_submodules;
 };
 
 static void clear_extras(struct archive_options *opts)
@@ -924,6 +962,23 @@ static int apply_pass2(void *payload, const struct optspec *o,
 	case OPT_ID_NUMBER:
 		st->level = parse_level(arg);
 		return 0;
+	case OPT_ID_PROGRESS:
+		st->progress = !unset;
+		return 0;
+	case OPT_ID_RECURSE_SUBMODULES:
+		if (unset)
+			st->recurse_submodules = 0;
+		else if (!arg)
+			st->recurse_submodules = CLI_SUBMODULES_ON;
+		else if (!strcmp(arg, "skip-missing"))
+			st->recurse_submodules = CLI_SUBMODULES_SKIP_MISSING;
+		else
+			return ga_error_usage(GA_USAGE_NONE, "option `%s' "
+					      "takes no value but "
+					      "skip-missing", o->long_name);
+		return 0;
+	case OPT_ID_DIGEST:
+		GA_BUG("verify option in the archive table");
 	case OPT_ID_THREADS:
 		errno = 0;
 		n = strtol(arg, NULL, 10);
@@ -959,6 +1014,8 @@ static void release_pass2_fields(struct archive_options *opts)
 	opts->nr_pathspecs = 0;
 	opts->verbose = opts->list = opts->worktree_attributes = 0;
 	opts->threads = -1;
+	opts->progress = -1;
+	opts->recurse_submodules = 0;
 }
 
 /* The name git infers the format from: -o's value as OPT_FILENAME
@@ -1024,6 +1081,7 @@ int cli_parse_archive(struct archive_options *opts,
 	int error;
 
 	st.threads = -1;	/* not given: main may use garchive.threads */
+	st.progress = -1;	/* not given: main decides */
 
 	release_pass2_fields(opts);
 	opts->completion = NULL;
@@ -1032,6 +1090,7 @@ int cli_parse_archive(struct archive_options *opts,
 	st.level = -1;
 	p.opts = pass2_options;
 	p.nr_opts = GA_ARRAY_SIZE(pass2_options);
+	p.flags = remote ? PARSE_REMOTE : 0;
 	p.argv = opts->pass1_args;
 	p.argc = opts->nr_pass1_args;
 	p.apply = apply_pass2;
@@ -1073,6 +1132,8 @@ int cli_parse_archive(struct archive_options *opts,
 	opts->worktree_attributes = st.worktree_attributes;
 	opts->mtime = st.mtime ? ga_xstrdup(st.mtime) : NULL;
 	opts->threads = st.threads;
+	opts->progress = st.progress;
+	opts->recurse_submodules = st.recurse_submodules;
 	if (st.list) {
 		/* Positional arguments are ignored, as by git 2.39. */
 		opts->list = 1;
@@ -1149,4 +1210,95 @@ const char *cli_usage(void)
 const char *cli_git_usage(void)
 {
 	return git_usage_text;
+}
+
+/* ---- garchive verify ------------------------------------------------ */
+
+static const char verify_usage_text[] =
+	"usage: garchive verify [<options>] <file> [<tree-ish> [<path>...]]\n"
+	"\n"
+	"    --format <fmt>        the format the file claims to be\n"
+	"    --prefix <prefix>     the prefix of the paths in the file\n"
+	"    -v, --verbose         list every difference\n"
+	"    --digest              print the SHA-256 of the file and of its"
+	" tar\n"
+	"    --progress            show progress on standard error\n"
+	"\n";
+
+static const struct optspec verify_options[] = {
+	{ OPT_ID_FORMAT, 0, "format", KIND_STRING, 0 },
+	{ OPT_ID_PREFIX, 0, "prefix", KIND_STRING, 0 },
+	{ OPT_ID_VERBOSE, 'v', "verbose", KIND_COUNTUP, OPTF_NOARG },
+	{ OPT_ID_DIGEST, 0, "digest", KIND_BOOL, OPTF_NOARG },
+	{ OPT_ID_PROGRESS, 0, "progress", KIND_BOOL, OPTF_NOARG },
+};
+
+static int apply_verify(void *payload, const struct optspec *o,
+			const char *arg, int unset)
+{
+	struct verify_options *v = payload;
+
+	switch (o->id) {
+	case OPT_ID_FORMAT:
+		set_string(&v->format, unset ? NULL : arg);
+		return 0;
+	case OPT_ID_PREFIX:
+		set_string(&v->prefix, unset ? NULL : arg);
+		return 0;
+	case OPT_ID_VERBOSE:
+		v->verbose = unset ? 0 : v->verbose + 1;
+		return 0;
+	case OPT_ID_DIGEST:
+		v->digest = !unset;
+		return 0;
+	case OPT_ID_PROGRESS:
+		v->progress = !unset;
+		return 0;
+	default:
+		GA_BUG("verify option without a handler");
+	}
+}
+
+int cli_parse_verify(struct verify_options *out, int argc, char **argv)
+{
+	struct parser p = { 0 };
+	size_t i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	out->progress = -1;
+	p.opts = verify_options;
+	p.nr_opts = GA_ARRAY_SIZE(verify_options);
+	p.argv = argc > 1 ? argv + 1 : NULL;
+	p.argc = argc > 1 ? (size_t)argc - 1 : 0;
+	p.apply = apply_verify;
+	p.payload = out;
+	if ((error = parse_step(&p)) < 0)
+		goto done;
+	if (p.completion) {
+		error = ga_error_usage(GA_USAGE_STDOUT, NULL);
+		goto done;
+	}
+	if (!p.nr_out) {
+		error = ga_error_usage(GA_USAGE_STDERR, NULL);
+		goto done;
+	}
+	out->file = ga_xstrdup(p.out[0]);
+	if (p.nr_out > 1)
+		out->treeish = ga_xstrdup(p.out[1]);
+	if (p.nr_out > 2) {
+		out->nr_pathspecs = p.nr_out - 2;
+		out->pathspecs = ga_xcalloc(out->nr_pathspecs,
+					    sizeof(char *));
+		for (i = 2; i < p.nr_out; i++)
+			out->pathspecs[i - 2] = ga_xstrdup(p.out[i]);
+	}
+done:
+	parser_release(&p);
+	return error;
+}
+
+const char *cli_verify_usage(void)
+{
+	return verify_usage_text;
 }

@@ -24,9 +24,13 @@
 #include "garchive/format.h"
 #include "garchive/remote.h"
 #include "garchive/treeish.h"
+#include "garchive/verify.h"
 #include "garchive/walk.h"
 #include "child.h"
+#include "progress.h"
+#include "rawtree.h"
 #include "safedir.h"
+#include "submodule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,11 +86,18 @@ struct run {
 	struct walk *walk;
 	struct sink *sink;
 	struct archive_writer *writer;
+	struct progress *progress;	/* NULL when none is shown */
+	struct submodules *submodules;	/* --recurse-submodules */
+	uint64_t files, bytes;		/* what the meter counts */
 	char *attr_global;
 	char *attr_info;
 	char *attr_info_shown;	/* its name in messages, or NULL */
 	char *toplevel;
 	char *dubious;		/* a repository refused for its owner */
+
+	/* garchive verify */
+	struct verify_options vopts;
+	struct verify *verify;
 
 	/* Serving a --remote client (upload-archive--writer). */
 	int serving;
@@ -875,6 +886,53 @@ static void fill_archive_args(struct run *r, struct archive_args *args,
 	localtime_r(&t, &args->mtime_local);
 }
 
+/*
+ * The meter of a run, if one is to be shown: its total is the number of
+ * files, links and submodules of the tree, counted from the raw trees
+ * (cached by now: the walk's checks read them all), plus the extra
+ * files.  With pathspecs or submodules the total is not known in
+ * advance.
+ */
+static void start_progress(struct run *r, int setting, const char *title,
+			   int out_fd)
+{
+	git_odb *odb = NULL;
+	uint64_t total = 0;
+
+	if (r->serving || (setting < 0 && r->opts.verbose) ||
+	    !progress_wanted(setting, out_fd))
+		return;
+	/* Submodules are counted as they come, like pathspecs' matches. */
+	if (!r->opts.nr_pathspecs && !r->opts.recurse_submodules &&
+	    git_repository_odb(&odb, r->repo) == 0 &&
+	    rawtree_count(&total, odb, &r->treeish.tree_id,
+			  r->treeish.hexsz / 2) == 0)
+		total += r->opts.nr_extras;
+	else
+		total = 0;
+	ga_error_clear();
+	git_error_clear();
+	git_odb_free(odb);
+	r->progress = progress_start(title, total, 2);
+}
+
+/* One more entry for the meter. */
+static void count_entry(struct run *r, const struct archive_entry *entry)
+{
+	if (!r->progress)
+		return;
+	if (entry->mode != WALK_MODE_DIR)
+		r->files++;
+	r->bytes += entry->size;
+	progress_update(r->progress, r->files, r->bytes);
+}
+
+static void finish_progress(struct run *r)
+{
+	progress_done(r->progress, r->files, r->bytes);
+	r->progress = NULL;
+}
+
 static int write_entries(struct run *r)
 {
 	struct archive_entry *entry;
@@ -886,30 +944,55 @@ static int write_entries(struct run *r)
 				entry->path);
 		if ((error = r->writer->add(r->writer, entry)) < 0)
 			return error;
+		count_entry(r, entry);
 	}
 	return error == GA_ITEROVER ? 0 : error;
+}
+
+static int resolve_treeish(struct run *r)
+{
+	struct treeish_options to = { 0 };
+
+	to.name = r->opts.treeish;
+	to.cwd_prefix = r->cwd_prefix;
+	to.mtime = r->opts.mtime;
+	to.source_date_epoch = getenv("SOURCE_DATE_EPOCH");
+	to.remote = r->serving;
+	to.allow_unreachable = r->allow_unreachable;
+	return treeish_resolve(&r->treeish, r->repo, &to);
+}
+
+/* --recurse-submodules: the repositories behind gitlinks, for the walk. */
+static const struct walk_submodules *open_submodules(struct run *r)
+{
+	struct submodules_options so;
+
+	memset(&so, 0, sizeof(so));
+	so.repo = r->repo;
+	so.tree_id = &r->treeish.tree_id;
+	so.config_overrides = (const char *const *)r->global.config;
+	so.nr_config_overrides = r->global.nr_config;
+	so.skip_missing = r->opts.recurse_submodules ==
+			  CLI_SUBMODULES_SKIP_MISSING;
+	submodules_new(&r->submodules, &so);
+	return submodules_hooks(r->submodules);
 }
 
 static int write_archive(struct run *r)
 {
 	const struct format *fmt = r->opts.format;
-	struct treeish_options to = { 0 };
 	struct walk_options wo;
 	struct archive_args args;
 	char commit_hex[GA_OID_MAX_HEXSZ + 1];
 	int error;
 
-	to.name = r->opts.treeish;
-	to.cwd_prefix = r->cwd_prefix;
-	to.mtime = r->opts.mtime;
-	to.remote = r->serving;
-	to.allow_unreachable = r->allow_unreachable;
-	if ((error = treeish_resolve(&r->treeish, r->repo, &to)) < 0)
+	if ((error = resolve_treeish(r)) < 0)
 		return error;
-
 	if ((error = resolve_threads(r)) < 0 ||
 	    (error = fill_walk_options(r, &wo)) < 0)
 		return error;
+	if (r->opts.recurse_submodules)
+		wo.submodules = open_submodules(r);
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
 
@@ -923,10 +1006,13 @@ static int write_archive(struct run *r)
 		error = tar_writer_new(&r->writer, r->sink, &args);
 	if (error < 0)
 		return error;
+	start_progress(r, r->opts.progress, "Writing archive", r->out.fd);
 	if ((error = write_entries(r)) < 0 ||
-	    (error = r->writer->finish(r->writer)) < 0)
+	    (error = r->writer->finish(r->writer)) < 0 ||
+	    (error = r->sink->finish(r->sink)) < 0)
 		return error;
-	return r->sink->finish(r->sink);
+	finish_progress(r);
+	return 0;
 }
 
 /* The configuration and the format table, read once per run. */
@@ -1136,6 +1222,136 @@ static int run_upload_archive_writer(struct run *r)
 	return archive_from_options(r);
 }
 
+/* ---- garchive verify ---- */
+
+/*
+ * The archive verify compares with, written as a local run would but
+ * into verify's digests: the tree-ish is resolved here, verify decides
+ * the prefix, time and umask from the file, and each entry passes
+ * verify's hooks on its way to the writer.
+ */
+static int write_expected(struct run *r, const char *name)
+{
+	struct verify_plan plan;
+	struct walk_options wo;
+	struct archive_args args;
+	struct archive_entry *entry;
+	struct sink *sink;
+	char commit_hex[GA_OID_MAX_HEXSZ + 1];
+	const char *prefix;
+	size_t i;
+	int error;
+
+	r->opts.treeish = ga_xstrdup(name);
+	r->opts.level = -1;
+	r->opts.threads = -1;
+	r->opts.format = format_lookup(&r->formats, verify_is_zip(r->verify)
+				       ? "zip" : "tar");
+	r->opts.nr_pathspecs = r->vopts.nr_pathspecs;
+	r->opts.pathspecs = ga_xcalloc(r->opts.nr_pathspecs + 1,
+				       sizeof(char *));
+	for (i = 0; i < r->opts.nr_pathspecs; i++)
+		r->opts.pathspecs[i] = ga_xstrdup(r->vopts.pathspecs[i]);
+	if ((error = resolve_treeish(r)) < 0)
+		return error;
+
+	fill_archive_args(r, &args, commit_hex);
+	memset(&plan, 0, sizeof(plan));
+	plan.treeish_name = name;
+	plan.tree_id = &r->treeish.tree_id;
+	plan.commit_hex = args.commit_hex;
+	plan.default_mtime = r->treeish.mtime;
+	plan.repo = r->repo;
+	if ((error = verify_prepare(r->verify, &plan, &args, &prefix)) < 0)
+		return error;
+	r->opts.prefix = ga_xstrdup(prefix);
+
+	if ((error = resolve_threads(r)) < 0 ||
+	    (error = fill_walk_options(r, &wo)) < 0)
+		return error;
+	/* Every entry's content passes verify's hooks: none deferred. */
+	wo.defer_above = 0;
+	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
+		return error;
+	sink = verify_expect_sink(r->verify);
+	if (r->opts.format->writer == FORMAT_ZIP)
+		error = zip_writer_new(&r->writer, sink, &args);
+	else
+		error = tar_writer_new(&r->writer, sink, &args);
+	if (error < 0)
+		return error;
+	/* verify's answer comes after the meters: they share a terminal. */
+	start_progress(r, r->vopts.progress, "Writing expected archive", -1);
+	while ((error = walk_next(&entry, r->walk)) == 0) {
+		verify_expect_entry(r->verify, entry);
+		error = r->writer->add(r->writer, entry);
+		verify_expect_done(r->verify, entry);
+		if (error < 0)
+			return error;
+		count_entry(r, entry);
+	}
+	if (error != GA_ITEROVER)
+		return error;
+	if ((error = r->writer->finish(r->writer)) < 0 ||
+	    (error = sink->finish(sink)) < 0)
+		return error;
+	finish_progress(r);
+	return 0;
+}
+
+/*
+ * garchive verify <file> [<tree-ish> [<path>...]]: exit 0 when the file
+ * holds what the tree-ish gives (identical, or with other compression
+ * or other archive bytes), 1 when it does not.  It compares with the
+ * whole tree-ish wherever it runs (a local archive run from a
+ * subdirectory archives only that), with pathspecs from the top.
+ */
+static int run_verify(struct run *r)
+{
+	mode_t umask_bits = umask(0);
+	const char *name;
+	int error;
+
+	umask(umask_bits);
+	r->usage = cli_verify_usage();
+	if ((error = cli_parse_verify(&r->vopts, r->global.argc,
+				      r->global.argv)) < 0)
+		return error;
+	r->usage = NULL;
+	if ((error = open_repository(r)) < 0 ||
+	    (error = load_settings(r, umask_bits)) < 0)
+		return error;
+	if (!r->repo)
+		return ga_error_set("not a git repository (or any of the "
+				    "parent directories): .git");
+	free(r->cwd_prefix);
+	r->cwd_prefix = ga_xstrdup("");
+	if ((error = verify_open(&r->verify, &r->vopts, &r->formats,
+				 r->formats.tar_umask)) < 0)
+		return error;
+	name = r->vopts.treeish;
+	if (!name)
+		name = verify_recorded_commit(r->verify);
+	if (!name && verify_is_zip(r->verify) && !strcmp(r->vopts.file, "-"))
+		return ga_error_set("a zip archive records its commit at its "
+				    "end: name the tree-ish to compare it "
+				    "with when reading standard input");
+	if (!name)
+		return ga_error_set("'%s' records no commit: name the "
+				    "tree-ish to compare it with",
+				    r->vopts.file);
+	if ((error = write_expected(r, name)) < 0)
+		return error;
+	if (progress_wanted(r->vopts.progress, -1))
+		verify_set_progress(r->verify, progress_start(
+			"Verifying archive", 0, 2));
+	if ((error = verify_check(r->verify)) < 0)
+		return error;
+	if (verify_report(r->verify, stdout) == VERIFY_DIFFERENT)
+		r->exit_status = 1;
+	return 0;
+}
+
 static int run_get_tar_commit_id(struct run *r)
 {
 	int error, found;
@@ -1156,7 +1372,12 @@ static void run_release(struct run *r)
 		r->writer->free(r->writer);
 	if (r->sink)
 		r->sink->free(r->sink);
+	progress_free(r->progress);
 	walk_free(r->walk);
+	/* After the writer and the walk: entries may hold their objects. */
+	submodules_free(r->submodules);
+	verify_free(r->verify);
+	verify_options_release(&r->vopts);
 	treeish_release(&r->treeish);
 	format_list_release(&r->formats);
 	config_free(r->config);
@@ -1399,6 +1620,9 @@ int main(int argc, char **argv)
 			break;
 		case CLI_GET_TAR_COMMIT_ID:
 			error = run_get_tar_commit_id(&r);
+			break;
+		case CLI_VERIFY:
+			error = run_verify(&r);
 			break;
 		}
 	}

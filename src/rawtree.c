@@ -128,3 +128,36 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		path = slash + 1;
 	}
 }
+
+/* Depth limit of the count: the walk refuses deeper trees anyway. */
+#define RAWTREE_COUNT_DEPTH 4096
+
+static int count_tree(uint64_t *n, git_odb *odb, const git_oid *id,
+		      size_t hashsz, int depth)
+{
+	git_odb_object *obj = NULL;
+	struct rawtree_iter it;
+	struct rawtree_entry e;
+	int error;
+
+	if (depth > RAWTREE_COUNT_DEPTH || rawtree_read(&obj, odb, id) < 0)
+		return GA_ENOTFOUND;
+	rawtree_iter_init(&it, git_odb_object_data(obj),
+			  git_odb_object_size(obj), hashsz);
+	while ((error = rawtree_next(&e, &it)) == 0) {
+		if (e.mode != 0040000)
+			(*n)++;
+		else if ((error = count_tree(n, odb, &e.id, hashsz,
+					     depth + 1)) < 0)
+			break;
+	}
+	git_odb_object_free(obj);
+	return error == GA_ITEROVER ? 0 : error;
+}
+
+int rawtree_count(uint64_t *out, git_odb *odb, const git_oid *root,
+		  size_t hashsz)
+{
+	*out = 0;
+	return count_tree(out, odb, root, hashsz, 0);
+}

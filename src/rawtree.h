@@ -58,4 +58,13 @@ int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const git_oid *root, const char *path, size_t hashsz);
 
+/*
+ * Count the entries other than trees (files, symbolic links, gitlinks)
+ * below tree `root`, for a progress meter's total.  Returns 0, or
+ * GA_ENOTFOUND / GA_ERROR for a tree that cannot be read or parsed (the
+ * count is then unknown; the walk reports the error in its own words).
+ */
+int rawtree_count(uint64_t *out, git_odb *odb, const git_oid *root,
+		  size_t hashsz);
+
 #endif

@@ -16,6 +16,7 @@
 #include "garchive/common.h"
 #include "garchive/filter.h"
 #include "garchive/walk.h"
+#include "ustar.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,35 +33,6 @@
 /* The largest values the octal fields hold (11 digits). */
 #define TAR_MAX_SIZE		077777777777ULL
 #define TAR_MAX_MTIME		077777777777ULL
-
-/* ustar header fields: offset and width. */
-#define H_NAME		0
-#define W_NAME		100
-#define H_MODE		100
-#define W_MODE		8
-#define H_UID		108
-#define W_UID		8
-#define H_GID		116
-#define W_GID		8
-#define H_SIZE		124
-#define W_SIZE		12
-#define H_MTIME		136
-#define W_MTIME		12
-#define H_CHKSUM	148
-#define W_CHKSUM	8
-#define H_TYPEFLAG	156
-#define H_LINKNAME	157
-#define W_LINKNAME	100
-#define H_MAGIC		257
-#define H_VERSION	263
-#define H_UNAME		265
-#define H_GNAME		297
-#define H_DEVMAJOR	329
-#define W_DEVMAJOR	8
-#define H_DEVMINOR	337
-#define W_DEVMINOR	8
-#define H_PREFIX	345
-#define W_PREFIX	155
 
 #define TYPE_REG	'0'
 #define TYPE_SYMLINK	'2'

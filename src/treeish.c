@@ -4,7 +4,9 @@
  * git peels the object named by <tree-ish> to a commit when it can: then
  * the archive time is the committer time and the commit id is recorded.
  * A tree (a tree id, HEAD^{tree}, HEAD:dir, a tag of a tree) is stamped
- * with the current time and records no commit.  Run from a subdirectory
+ * with the current time and records no commit; garchive takes
+ * SOURCE_DATE_EPOCH instead when it is set, so that such archives can be
+ * reproduced (the reproducible-builds convention; git has no such rule).  Run from a subdirectory
  * of the work tree, git 2.39 archives only that subtree.
  */
 #include "garchive/treeish.h"
@@ -160,6 +162,26 @@ static int check_base_object(git_repository *repo, const char *name)
 	return error;
 }
 
+/*
+ * The reproducible-builds specification: a decimal number of seconds
+ * since the epoch, and a malformed value is an error, not "now".
+ */
+static int parse_source_date_epoch(int64_t *out, const char *s)
+{
+	int64_t v = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			break;
+		v = v * 10 + (*p - '0');
+	}
+	if (p == s || *p)
+		return ga_error_set("invalid SOURCE_DATE_EPOCH value: '%s'", s);
+	*out = v;
+	return 0;
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
@@ -199,6 +221,11 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	/* A commit gives its committer time; a tree, the current time. */
 	out->mtime = out->commit ? git_commit_time(out->commit)
 				 : (int64_t)time(NULL);
+	if (!out->commit && !opts->mtime && opts->source_date_epoch &&
+	    *opts->source_date_epoch &&
+	    (error = parse_source_date_epoch(&out->mtime,
+					     opts->source_date_epoch)) < 0)
+		goto done;
 
 	if (opts->cwd_prefix && *opts->cwd_prefix &&
 	    (error = enter_subdir(out, repo, opts->cwd_prefix)) < 0)

@@ -78,6 +78,12 @@ static const char *const archive_attr_names[A_ARCHIVE_NR] = {
 };
 static const char *const diff_attr_names[1] = { "diff" };
 
+/* A submodule to walk where its tree would sort (--recurse-submodules). */
+struct held_gitlink {
+	struct rawtree_entry te;	/* points into its frame's tree */
+	struct walk_gitlink found;
+};
+
 /* A tree being walked. */
 struct frame {
 	git_odb_object *obj;	/* the raw tree; entries point into it */
@@ -85,6 +91,11 @@ struct frame {
 	size_t rel_len;		/* length of its path in walk->rel, with '/' */
 	int emitted;		/* its directory entry was produced */
 	char oid_hex[GA_OID_MAX_HEXSZ + 1];
+	/* Submodules waiting for their place, in tree order. */
+	struct held_gitlink *gitlinks;
+	size_t nr_gitlinks, alloc_gitlinks;
+	struct rawtree_entry ahead;	/* read, not yet handled */
+	int have_ahead;
 };
 
 /* A blob handed out piecewise: a libgit2 read stream, or memory. */
@@ -138,11 +149,32 @@ struct walk {
 	struct blob_stream stream;
 	struct convert_meta meta;
 	char treeish_hex[GA_OID_MAX_HEXSZ + 1];
+
+	/* --recurse-submodules: the submodule being walked, if any. */
+	struct walk *inner;
+	struct archive_entry *inner_entry;	/* its next entry, held */
+	struct ga_buf ps_buf;		/* paths as pathspecs see them */
 };
 
 static int is_dir_mode(uint32_t mode)
 {
 	return mode == WALK_MODE_DIR;
+}
+
+/*
+ * A path as pathspecs see it: in a submodule's walk, below the
+ * submodule's path in the superproject.
+ */
+static const char *ps_path(struct walk *w, const char *rel)
+{
+	const char *base = w->opts->rel_base;
+
+	if (!base || !*base)
+		return rel;
+	ga_buf_setlen(&w->ps_buf, 0);
+	ga_buf_puts(&w->ps_buf, base);
+	ga_buf_puts(&w->ps_buf, rel);
+	return w->ps_buf.ptr;
 }
 
 /* ---- attributes ---- */
@@ -332,6 +364,9 @@ struct check_state {
 	git_oid missing_id;
 	char *missing_path;
 	int depth;			/* trees above the one being read */
+	git_odb *odb;			/* whose trees are read */
+	void *level;			/* NULL, or inside a submodule */
+	size_t base_len;		/* where that submodule starts in rel */
 };
 
 /*
@@ -375,6 +410,54 @@ static int match_items(struct check_state *st, const char *path, int is_dir)
 	return 0;
 }
 
+/* find(): 1 when the submodule is found, 0 when skipped, or an error. */
+static int find_submodule(struct walk_gitlink *out,
+			  const struct walk_submodules *subs, void *level,
+			  const char *path, const git_oid *commit)
+{
+	int error = subs->find(out, level, path, commit, subs->payload);
+
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		return 0;
+	}
+	return error < 0 ? error : 1;
+}
+
+/*
+ * --recurse-submodules: a pathspec may name paths inside a submodule,
+ * so look there too while some pathspec has matched nothing (the
+ * submodule's own walk checks the rest of its tree).
+ */
+static int check_submodule(struct check_state *st,
+			   const struct rawtree_entry *te, struct ga_buf *rel)
+{
+	const struct walk_submodules *subs = st->w->opts->submodules;
+	struct walk_gitlink found;
+	git_odb *odb = st->odb;
+	void *level = st->level;
+	size_t base_len = st->base_len;
+	int error;
+
+	if (!subs || !st->unmatched ||
+	    !pathspec_may_match_inside(st->w->ps, rel->ptr))
+		return 0;
+	/* find() takes the path inside the repository it belongs to. */
+	if ((error = find_submodule(&found, subs, st->level,
+				    rel->ptr + st->base_len, &te->id)) <= 0)
+		return error;
+	st->odb = found.odb;
+	st->level = found.level;
+	ga_buf_putc(rel, '/');
+	st->base_len = rel->len;
+	error = check_tree(st, &found.tree_id, rel);
+	ga_buf_setlen(rel, st->base_len - 1);
+	st->odb = odb;
+	st->level = level;
+	st->base_len = base_len;
+	return error;
+}
+
 static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 		       struct ga_buf *rel)
 {
@@ -392,6 +475,12 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 		error = check_tree(st, &te->id, rel);
 		goto done;
 	}
+	if (te->mode == WALK_MODE_GITLINK &&
+	    (error = check_submodule(st, te, rel)) < 0)
+		goto done;
+	/* Inside a submodule only pathspecs are checked here. */
+	if (st->level)
+		goto done;
 	/*
 	 * git's index refuses these paths; a name with a slash would
 	 * forge a path of another entry, so it goes too.
@@ -430,7 +519,7 @@ static int check_tree(struct check_state *st, const git_oid *id,
 			  "exceeded maximum allowed tree depth");
 		return ga_error_set("failed to unpack tree object %s", hex);
 	}
-	if (rawtree_read(&obj, st->w->odb, id) < 0)
+	if (rawtree_read(&obj, st->odb, id) < 0)
 		return tree_unreadable(id);
 	rawtree_iter_init(&it, git_odb_object_data(obj),
 			  git_odb_object_size(obj), st->w->hashsz);
@@ -459,7 +548,11 @@ static int run_checks(struct walk *w)
 	int error;
 
 	st.w = w;
+	st.odb = w->odb;
 	st.index_load = !w->opts->worktree_attributes;
+	/* A submodule's pathspecs were checked with its superproject. */
+	if (w->opts->nested)
+		nr = 0;
 	if (nr) {
 		st.matched = ga_xcalloc(nr, 1);
 		st.unmatched = nr;
@@ -607,7 +700,8 @@ int walk_new(struct walk **out, git_repository *repo,
 
 	if ((error = push_frame(w, &w->treeish->tree_id, 0)) < 0)
 		goto fail;
-	w->frames[0].emitted = 1;	/* the root never gets an entry */
+	/* The root never gets an entry, unless it is a submodule's. */
+	w->frames[0].emitted = !opts->nested;
 	if ((error = start_prefetch(w)) < 0)
 		goto fail;
 
@@ -926,19 +1020,30 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	return text_hint(&w->entry.text, w, w->rel.ptr);
 }
 
-/* Queue a subtree; git only writes it once something is found inside. */
-static int enter_dir(struct walk *w, const struct rawtree_entry *te)
+/*
+ * Whether the directory at w->rel is walked into: pathspecs may match
+ * inside it and it is not export-ignored.  1, 0, or an error.
+ */
+static int dir_wanted(struct walk *w)
 {
 	struct attr_value ignore = { 0 };
 	int error;
 
-	if (w->ps && !pathspec_may_match_inside(w->ps, w->rel.ptr))
+	if (w->ps && !pathspec_may_match_inside(w->ps, ps_path(w, w->rel.ptr)))
 		return 0;
 	if ((error = lookup(&ignore, w, CHECK_ARCHIVE, w->rel.ptr, 1,
 			    archive_attr_names, 1)) < 0)
 		return error;
-	if (attr_is_set(&ignore))
-		return 0;
+	return !attr_is_set(&ignore);
+}
+
+/* Queue a subtree; git only writes it once something is found inside. */
+static int enter_dir(struct walk *w, const struct rawtree_entry *te)
+{
+	int error;
+
+	if ((error = dir_wanted(w)) <= 0)
+		return error;
 	ga_buf_putc(&w->rel, '/');
 	if ((error = push_frame(w, &te->id, w->rel.len)) < 0)
 		return error;
@@ -950,7 +1055,8 @@ static int emit_held_dir(struct walk *w)
 {
 	size_t i;
 
-	for (i = 1; i < w->depth; i++) {
+	/* The root has no entry, unless it is a submodule's. */
+	for (i = w->opts->nested ? 0 : 1; i < w->depth; i++) {
 		struct frame *f = &w->frames[i];
 
 		if (f->emitted)
@@ -966,19 +1072,116 @@ static int emit_held_dir(struct walk *w)
 
 static void pop_frame(struct walk *w)
 {
-	git_odb_object_free(w->frames[--w->depth].obj);
+	struct frame *f = &w->frames[--w->depth];
+
+	free(f->gitlinks);
+	git_odb_object_free(f->obj);
 	if (w->depth)
 		ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
 }
 
-static int next_tree_entry(struct walk *w)
+/*
+ * git's tree order: names compared bytewise, a tree's as if it ended in
+ * '/'.  A submodule walked in place sorts as the tree it stands for.
+ */
+static int sorts_before(const struct rawtree_entry *a, int a_tree,
+			const struct rawtree_entry *b)
+{
+	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	int c = memcmp(a->name, b->name, n);
+	unsigned char ca, cb;
+
+	if (c)
+		return c < 0;
+	ca = n < a->name_len ? (unsigned char)a->name[n] : a_tree ? '/' : 0;
+	cb = n < b->name_len ? (unsigned char)b->name[n]
+			     : is_dir_mode(b->mode) ? '/' : 0;
+	return ca < cb;
+}
+
+/*
+ * --recurse-submodules: a gitlink whose submodule is found is held in
+ * its frame, to be walked where its tree sorts.  Returns 1 if held, 0 to
+ * archive the gitlink as git does, or an error.
+ */
+static int hold_gitlink(struct walk *w, struct frame *f,
+			const struct rawtree_entry *te)
+{
+	const struct walk_submodules *subs = w->opts->submodules;
+	struct held_gitlink h;
+	size_t i;
+	int error;
+
+	if ((error = dir_wanted(w)) <= 0 ||
+	    (error = find_submodule(&h.found, subs, w->opts->submodule_level,
+				    w->rel.ptr, &te->id)) <= 0)
+		return error;
+	h.te = *te;
+	GA_ALLOC_GROW(f->gitlinks, f->nr_gitlinks + 1, f->alloc_gitlinks);
+	for (i = f->nr_gitlinks; i > 0 &&
+	     sorts_before(te, 1, &f->gitlinks[i - 1].te); i--)
+		f->gitlinks[i] = f->gitlinks[i - 1];
+	f->gitlinks[i] = h;
+	f->nr_gitlinks++;
+	return 1;
+}
+
+/* Start the walk of the first submodule held in `f`. */
+static int enter_submodule(struct walk *w, struct frame *f)
+{
+	struct held_gitlink h = f->gitlinks[0];
+	const struct walk_submodules *subs = w->opts->submodules;
+
+	memmove(f->gitlinks, f->gitlinks + 1,
+		--f->nr_gitlinks * sizeof(*f->gitlinks));
+	return subs->walk(&w->inner, &h.found, w->opts, subs->payload);
+}
+
+/*
+ * The next entry of the submodule being walked: the directories this
+ * walk holds back go first, as for any entry found inside them.
+ * Returns 0 (*out set), or GA_ITEROVER when the submodule is done.
+ */
+static int next_inner_entry(struct walk *w, struct archive_entry **out)
 {
 	int error;
 
+	if (!w->inner_entry) {
+		error = walk_next(&w->inner_entry, w->inner);
+		if (error < 0) {
+			w->inner_entry = NULL;
+			if (error != GA_ITEROVER)
+				return error;
+			walk_free(w->inner);
+			w->inner = NULL;
+			return GA_ITEROVER;
+		}
+	}
+	if (emit_held_dir(w)) {
+		*out = &w->entry;
+		return 0;
+	}
+	*out = w->inner_entry;
+	w->inner_entry = NULL;
+	return 0;
+}
+
+static int next_tree_entry(struct walk *w, struct archive_entry **out)
+{
+	int error;
+
+	*out = &w->entry;
 	for (;;) {
 		struct frame *f;
 		struct rawtree_entry te;
 
+		if (w->inner) {
+			error = next_inner_entry(w, out);
+			if (error != GA_ITEROVER)
+				return error;
+			ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
+			continue;
+		}
 		if (w->have_pending) {
 			if (emit_held_dir(w))
 				return 0;
@@ -994,13 +1197,29 @@ static int next_tree_entry(struct walk *w)
 		if (!w->depth)
 			return GA_ITEROVER;
 		f = &w->frames[w->depth - 1];
-		error = rawtree_next(&te, &f->iter);
+		if (f->have_ahead) {
+			te = f->ahead;
+			f->have_ahead = 0;
+			error = 0;
+		} else {
+			error = rawtree_next(&te, &f->iter);
+		}
+		if (error < 0 && error != GA_ITEROVER)
+			return error;
+		if (f->nr_gitlinks && (error == GA_ITEROVER ||
+				       sorts_before(&f->gitlinks[0].te, 1, &te))) {
+			if (!error) {
+				f->ahead = te;
+				f->have_ahead = 1;
+			}
+			if ((error = enter_submodule(w, f)) < 0)
+				return error;
+			continue;
+		}
 		if (error == GA_ITEROVER) {
 			pop_frame(w);
 			continue;
 		}
-		if (error < 0)
-			return error;
 		ga_buf_setlen(&w->rel, f->rel_len);
 		ga_buf_put(&w->rel, te.name, te.name_len);
 		if (is_dir_mode(te.mode)) {
@@ -1010,8 +1229,16 @@ static int next_tree_entry(struct walk *w)
 				ga_buf_setlen(&w->rel, f->rel_len);
 			continue;
 		}
+		if (te.mode == WALK_MODE_GITLINK && w->opts->submodules) {
+			if ((error = hold_gitlink(w, f, &te)) < 0)
+				return error;
+			if (error) {
+				ga_buf_setlen(&w->rel, f->rel_len);
+				continue;
+			}
+		}
 		if (w->ps) {
-			error = pathspec_match(w->ps, w->rel.ptr,
+			error = pathspec_match(w->ps, ps_path(w, w->rel.ptr),
 					       pathspec_kind(te.mode),
 					       pathspec_attrs, w);
 			if (error < 0)
@@ -1078,7 +1305,9 @@ int walk_next(struct archive_entry **out, struct walk *w)
 	switch (w->phase) {
 	case PHASE_PREFIX:
 		w->phase = PHASE_TREE;
-		if (w->prefix_len && w->opts->prefix[w->prefix_len - 1] == '/') {
+		/* A submodule's prefix is its root, written lazily. */
+		if (!w->opts->nested && w->prefix_len &&
+		    w->opts->prefix[w->prefix_len - 1] == '/') {
 			/* "p//" gives the entry "p/"; "/" stays "/". */
 			size_t len = w->prefix_len;
 
@@ -1095,11 +1324,9 @@ int walk_next(struct archive_entry **out, struct walk *w)
 		}
 		/* fall through */
 	case PHASE_TREE:
-		error = next_tree_entry(w);
-		if (error != GA_ITEROVER) {
-			*out = &w->entry;
+		error = next_tree_entry(w, out);
+		if (error != GA_ITEROVER)
 			return error;
-		}
 		w->phase = PHASE_EXTRAS;
 		/* fall through */
 	case PHASE_EXTRAS:
@@ -1122,10 +1349,14 @@ void walk_free(struct walk *w)
 	if (!w)
 		return;
 	reset_entry(w);
-	for (i = 0; i < w->depth; i++)
+	walk_free(w->inner);
+	for (i = 0; i < w->depth; i++) {
+		free(w->frames[i].gitlinks);
 		git_odb_object_free(w->frames[i].obj);
+	}
 	free(w->frames);
 	ga_buf_release(&w->rel);
+	ga_buf_release(&w->ps_buf);
 	ga_buf_release(&w->path);
 	ga_buf_release(&w->content);
 	prefetch_free(w->pf);

@@ -34,7 +34,7 @@ for var in $(env | sed -n 's/^\(GIT_[A-Z_0-9]*\)=.*/\1/p'); do
 	*) unset "$var" ;;
 	esac
 done
-unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL
+unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL SOURCE_DATE_EPOCH
 LC_ALL=C
 LANG=C
 TZ=UTC

@@ -98,7 +98,7 @@ test_expect_success BASH 'option names' '
 	expect "--add-file=" "--add-virtual-file=" &&
 	test_cmp expect actual &&
 	run_completion "" "garchive --no-p" >actual &&
-	expect "--no-prefix " &&
+	expect "--no-prefix " "--no-progress " &&
 	test_cmp expect actual
 '
 
@@ -130,7 +130,7 @@ test_expect_success BASH 'refs for the tree-ish' '
 	expect "HEAD " "main " "topic " "v1.0 " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive " >actual &&
-	expect "help " "upload-archive " "get-tar-commit-id " \
+	expect "help " "upload-archive " "get-tar-commit-id " "verify " \
 		"HEAD " "main " "topic " "v1.0 " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive t" >actual &&
@@ -214,6 +214,50 @@ test_expect_success BASH 'garchive options and subcommands come first' '
 	test_cmp expect actual &&
 	run_completion "" "garchive HEAD --ver" >actual &&
 	expect "--verbose " &&
+	test_cmp expect actual
+'
+
+test_expect_success BASH '--recurse-submodules and its value' '
+	cd repo &&
+	run_completion "" "garchive --recurse" >actual &&
+	expect "--recurse-submodules " "--recurse-submodules=" &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --recurse-submodules=" >actual &&
+	expect "skip-missing " &&
+	test_cmp expect actual
+'
+
+test_expect_success BASH '--progress and --no-progress' '
+	cd repo &&
+	run_completion "" "garchive --prog" >actual &&
+	expect "--progress " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --no-prog" >actual &&
+	expect "--no-progress " &&
+	test_cmp expect actual
+'
+
+test_expect_success BASH 'garchive verify: options, file, tree-ish, paths' '
+	cd repo &&
+	run_completion "" "garchive ve" >actual &&
+	expect "verify " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify --d" >actual &&
+	expect "--digest " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify --no-" >actual &&
+	expect "--no-progress " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify --format=tg" >actual &&
+	expect "tgz " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify " >actual &&
+	test_must_be_empty actual &&
+	run_completion "" "garchive verify x.tgz v1" >actual &&
+	expect "v1.0 " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive verify --digest x.tgz v1.0 di" >actual &&
+	expect "dir/" &&
 	test_cmp expect actual
 '
 

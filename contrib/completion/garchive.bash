@@ -10,8 +10,10 @@
 # It completes options (`--form` -> `--format=`), format names (from
 # `garchive --list`, so configured formats appear), remote names, refs
 # for the <tree-ish> (and paths after `<ref>:`), and paths of the
-# <tree-ish> for the pathspecs.  Where it offers nothing (file names for
-# -o, --add-file), bash's default file name completion takes over.
+# <tree-ish> for the pathspecs, and the options and arguments of
+# `garchive verify`.  Where it offers nothing (file names for -o,
+# --add-file, the file to verify), bash's default file name completion
+# takes over.
 
 # Run git, in the repository git's completion was pointed at (-C,
 # --git-dir) when it is the caller.
@@ -134,11 +136,13 @@ __garchive_options ()
 {
 	local opts=(--format= --list --verbose --prefix= --output=
 		--add-file= --add-virtual-file= --worktree-attributes
-		--mtime= --threads= --remote= --exec=)
+		--mtime= --threads= --progress --recurse-submodules
+		--recurse-submodules= --remote= --exec=)
 	if [[ $cur == --no* ]]; then
 		opts+=(--no-format --no-prefix --no-add-file
 		       --no-add-virtual-file --no-verbose --no-list
-		       --no-worktree-attributes)
+		       --no-worktree-attributes --no-progress
+		       --no-recurse-submodules)
 	fi
 	if [[ -n $1 ]]; then
 		opts+=(--version --help -c)
@@ -146,6 +150,56 @@ __garchive_options ()
 	opts=("${opts[@]/%/ }")
 	opts=("${opts[@]/%= /=}")
 	__garchive_add "${opts[@]}"
+}
+
+# `garchive verify [<options>] <file> [<tree-ish> [<path>...]]`, whose
+# arguments start at words[$1]: the file is left to bash.
+__garchive_verify ()
+{
+	local first=$1 i w nonopt=0 treeish= prev=${words[cword - 1]}
+
+	for ((i = first; i < cword; i++)); do
+		w=${words[i]}
+		case $w in
+		--format|--prefix)
+			((i++))
+			continue
+			;;
+		-*)
+			continue
+			;;
+		esac
+		((nonopt++))
+		[[ $nonopt == 2 ]] && treeish=$w
+	done
+	case $prev in
+	--format)
+		__garchive_formats ""
+		return
+		;;
+	--prefix)
+		return
+		;;
+	esac
+	case $cur in
+	--format=*)
+		__garchive_formats --format=
+		return
+		;;
+	--*=*)
+		return
+		;;
+	-*)
+		__garchive_add --format= --prefix= "--verbose " "--digest " \
+			"--progress " "--no-progress "
+		return
+		;;
+	esac
+	case $nonopt in
+	0) ;;
+	1) __garchive_treeishes ;;
+	*) __garchive_paths "$treeish" ;;
+	esac
 }
 
 # Complete words[cword] of a garchive command line whose arguments start
@@ -163,6 +217,10 @@ __garchive_main ()
 		done
 		first=$i
 		case ${words[first]} in
+		verify)
+			[[ $first -lt $cword ]] && __garchive_verify $((first + 1))
+			[[ $first -lt $cword ]] && return
+			;;
 		upload-archive|get-tar-commit-id|help)
 			# A directory, standard input, nothing: the default.
 			[[ $first -lt $cword ]] && return
@@ -222,6 +280,10 @@ __garchive_main ()
 			__garchive_formats --format=
 			return
 			;;
+		--recurse-submodules=*)
+			__garchive_add "--recurse-submodules=skip-missing "
+			return
+			;;
 		--remote=*)
 			__garchive_remotes --remote=
 			return
@@ -237,7 +299,8 @@ __garchive_main ()
 	fi
 	if [[ -z $treeish ]]; then
 		if [[ -n $global && $cword == "$first" && -z $dashdash ]]; then
-			__garchive_add "help " "upload-archive " "get-tar-commit-id "
+			__garchive_add "help " "upload-archive " "get-tar-commit-id " \
+				"verify "
 		fi
 		__garchive_treeishes
 	else

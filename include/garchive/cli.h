@@ -12,12 +12,14 @@
 
 struct format;
 struct format_list;
+struct verify_options;
 
 /* What garchive was asked to do, decided from the first arguments. */
 enum cli_command {
 	CLI_ARCHIVE,		/* garchive [options] <tree-ish> [<path>...] */
 	CLI_UPLOAD_ARCHIVE,	/* garchive upload-archive <dir> */
 	CLI_GET_TAR_COMMIT_ID,	/* garchive get-tar-commit-id */
+	CLI_VERIFY,		/* garchive verify <file> [<tree-ish>...] */
 	CLI_UPLOAD_ARCHIVE_WRITER,	/* upload-archive--writer <dir> (hidden) */
 	CLI_VERSION,		/* garchive --version */
 	CLI_HELP		/* garchive help / --help */
@@ -46,6 +48,10 @@ struct extra_file {
 	int executable;		/* owner-exec bit of the file on disk */
 };
 
+/* --recurse-submodules, and with =skip-missing. */
+#define CLI_SUBMODULES_ON		1
+#define CLI_SUBMODULES_SKIP_MISSING	2
+
 struct archive_options {
 	/* pass 1 */
 	char *output;		/* -o value, NULL if none */
@@ -73,6 +79,8 @@ struct archive_options {
 	int worktree_attributes;
 	char *mtime;		/* --mtime value, NULL if none */
 	int threads;		/* --threads, 0 = one per CPU, -1 not given */
+	int progress;		/* --progress 1, --no-progress 0, -1 neither */
+	int recurse_submodules;	/* 0, or a CLI_SUBMODULES_* value */
 	char *treeish;		/* first positional argument */
 	char **pathspecs;	/* the rest */
 	size_t nr_pathspecs;
@@ -109,6 +117,16 @@ int cli_parse_archive(struct archive_options *opts,
 		      const char *cwd_prefix, int remote);
 
 void cli_options_release(struct archive_options *opts);
+
+/*
+ * garchive verify's command line: options (--format, --prefix, -v,
+ * --digest) with parse-options' rules, then <file>, the optional
+ * <tree-ish> and pathspecs.  `out` is initialised here; release it with
+ * verify_options_release(), also on failure.  Returns 0 or GA_EUSAGE
+ * (with cli_verify_usage() to show).
+ */
+int cli_parse_verify(struct verify_options *out, int argc, char **argv);
+const char *cli_verify_usage(void);
 
 /*
  * The usage text of a local run: git archive's, named garchive, then

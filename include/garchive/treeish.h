@@ -24,6 +24,11 @@ struct treeish_options {
 	const char *name;	/* the <tree-ish> argument */
 	const char *cwd_prefix;	/* "" or "sub/dir/": archive that subtree */
 	const char *mtime;	/* --mtime value or NULL */
+	/*
+	 * $SOURCE_DATE_EPOCH or NULL: the time of a tree (not of a commit)
+	 * when --mtime is not given.
+	 */
+	const char *source_date_epoch;
 	int remote;		/* serving a --remote client */
 	int allow_unreachable;	/* uploadArchive.allowUnreachable */
 };
@@ -31,8 +36,10 @@ struct treeish_options {
 /*
  * Resolve `opts->name` in `repo`.  Errors are git's: "not a valid object
  * name: X", "not a tree object: <hex>", "current working directory is
- * untracked", "no such ref: X" (remote).  The archive time is the
- * committer time of a commit, "now" for a tree, or --mtime.
+ * untracked", "no such ref: X" (remote), "invalid SOURCE_DATE_EPOCH
+ * value: 'X'".  The archive time is --mtime; else the committer time of
+ * a commit; else, for a tree, SOURCE_DATE_EPOCH when set and not empty,
+ * or "now".
  */
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts);

@@ -82,6 +82,41 @@ struct archive_entry {
 	int is_extra;		/* from --add-file/--add-virtual-file */
 };
 
+struct walk;
+struct walk_options;
+
+/*
+ * --recurse-submodules: where a gitlink is met, the walk may descend
+ * into another repository's tree (see submodule.h, which provides
+ * these).  A gitlink taken into is walked as if the submodule's tree
+ * were a subtree at its path: in that position of tree order, with its
+ * directory entry written lazily.
+ */
+struct walk_gitlink {
+	git_odb *odb;		/* the submodule's objects (not owned) */
+	git_oid tree_id;	/* its commit's tree */
+	void *level;		/* for the gitlinks inside it */
+};
+
+struct walk_submodules {
+	/*
+	 * The submodule at `path` (relative to the root of the tree that
+	 * `level` stands for; NULL: the archived tree) at `commit`.
+	 * Returns 0 with *out filled, GA_ENOTFOUND to archive the gitlink
+	 * as git does (it is skipped, and warned about once), or an error.
+	 * The same answer every time for the same gitlink.
+	 */
+	int (*find)(struct walk_gitlink *out, void *level, const char *path,
+		    const git_oid *commit, void *payload);
+	/*
+	 * A walk over a submodule find() gave, below the walk `parent`
+	 * was made with.
+	 */
+	int (*walk)(struct walk **out, const struct walk_gitlink *found,
+		    const struct walk_options *parent, void *payload);
+	void *payload;
+};
+
 struct walk_options {
 	const struct treeish *treeish;
 	const struct ga_config *config;
@@ -109,6 +144,17 @@ struct walk_options {
 	 * a large member while an earlier one is deflated.
 	 */
 	uint64_t defer_above;
+	/* --recurse-submodules, or NULL. */
+	const struct walk_submodules *submodules;
+	void *submodule_level;		/* this walk's level (NULL: the top) */
+	/*
+	 * A submodule's walk: its tree is at `rel_base` ("sub/") of the
+	 * superproject's (pathspecs match the whole path), its root gets
+	 * a directory entry (the prefix, written lazily like any
+	 * directory), and the superproject's walk checked the pathspecs.
+	 */
+	int nested;
+	const char *rel_base;
 	/* Decided by main from the environment and config: */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */

@@ -1,0 +1,255 @@
+#!/bin/sh
+test_description='--recurse-submodules archives submodules in place'
+. "$(dirname "$0")/lib.sh"
+
+# graft_commit COMMIT: a commit of COMMIT's tree in which every gitlink
+# is replaced, recursively, by its submodule's tree (objects borrowed
+# through alternates), with COMMIT's committer date: what git archive
+# would write if the submodules were subtrees.
+graft_commit () {
+	GIT_INDEX_FILE=$PWD/.git/graft-index &&
+	export GIT_INDEX_FILE &&
+	git read-tree "$1" &&
+	while :
+	do
+		line=$(git ls-files -s | grep "^160000" | head -n 1)
+		test -n "$line" || break
+		oid=$(echo "$line" | cut -d" " -f2) &&
+		path=$(echo "$line" | cut -f2) &&
+		name=$(echo "$path" | sed "s|^libs/b$|old-b|; s|/|/modules/|g") &&
+		echo "$(git rev-parse --absolute-git-dir)/modules/$name/objects" \
+			>>.git/objects/info/alternates &&
+		git update-index --force-remove "$path" &&
+		git read-tree --prefix="$path/" "$oid^{tree}" || return 1
+	done &&
+	tree=$(git write-tree) &&
+	unset GIT_INDEX_FILE &&
+	rm -f .git/graft-index &&
+	GIT_COMMITTER_DATE="$(git log -1 --format=%cd --date=raw "$1")" \
+		git commit-tree -m graft "$tree"
+}
+
+# same_but_commit FORMAT EXPECT ACTUAL: the archives are the same but
+# for where the commit id is recorded (tar: the pax global header, the
+# first 1024 bytes; zip: the comment, the last 40 bytes), which in
+# ACTUAL must be the superproject's, as `git archive HEAD` records it.
+same_but_commit () {
+	case $1 in
+	tar)
+		tail -c +1025 "$2" >expect.body &&
+		tail -c +1025 "$3" >actual.body &&
+		head -c 1024 "$3" >actual.head &&
+		git archive HEAD | head -c 1024 >expect.head &&
+		test_cmp expect.head actual.head
+		;;
+	zip)
+		size=$(wc -c <"$2") &&
+		head -c $((size - 40)) "$2" >expect.body &&
+		head -c $((size - 40)) "$3" >actual.body &&
+		tail -c 40 "$3" >actual.comment &&
+		git rev-parse HEAD | tr -d "\n" >expect.comment &&
+		test_cmp expect.comment actual.comment
+		;;
+	esac &&
+	test_cmp expect.body actual.body
+}
+
+sm () {
+	git -c protocol.file.allow=always submodule -q "$@"
+}
+
+test_expect_success 'setup: a superproject with nested submodules' '
+	git init -q inner &&
+	(
+		cd inner &&
+		mkdir -p d &&
+		echo in >i.txt &&
+		echo deep >d/x.txt &&
+		echo drop >d/ignored.log &&
+		echo "*.log export-ignore" >.gitattributes &&
+		git add . &&
+		test_tick &&
+		git commit -q -m inner
+	) &&
+	git init -q sub &&
+	(
+		cd sub &&
+		echo s >s.txt &&
+		echo s >sa &&
+		sm add ../inner inner &&
+		git add . &&
+		test_tick &&
+		git commit -q -m sub
+	) &&
+	git init -q b &&
+	(
+		cd b &&
+		echo b >b.txt &&
+		git add . &&
+		test_tick &&
+		git commit -q -m b
+	) &&
+	git init -q super &&
+	(
+		cd super &&
+		echo top >a &&
+		echo z >sub-a &&
+		echo y >sub.c &&
+		echo x >"sub a" &&
+		mkdir libs &&
+		echo l >libs/l.txt &&
+		sm add ../sub sub &&
+		sm add --name old-b ../b libs/b &&
+		sm update --init --recursive &&
+		git add . &&
+		test_tick &&
+		git commit -q -m super
+	) &&
+	test -d super/.git/modules/sub/modules/inner &&
+	test -d super/.git/modules/old-b
+'
+
+test_expect_success 'without the option nothing changes' '
+	(cd super && test_same_as_git --prefix=p/ HEAD) &&
+	(cd super && test_same_as_git --format=zip HEAD)
+'
+
+test_expect_success 'tar: as git archive of the grafted tree' '
+	(
+		cd super &&
+		graft=$(graft_commit HEAD) &&
+		git archive --prefix=p/ $graft >../graft.tar &&
+		garchive --recurse-submodules --prefix=p/ HEAD >../ga.tar &&
+		same_but_commit tar ../graft.tar ../ga.tar
+	) &&
+	tar tf ga.tar >list &&
+	grep "^p/sub/inner/d/x.txt$" list &&
+	grep "^p/libs/b/b.txt$" list &&
+	! grep "ignored.log" list
+'
+
+test_expect_success 'entries come where the subtree sorts, not the gitlink' '
+	tar tf ga.tar | grep -n "^p/sub" >order &&
+	cat >expect <<-\EOF &&
+	p/sub a
+	p/sub-a
+	p/sub.c
+	p/sub/
+	EOF
+	sed -n "s/^[0-9]*://p" order | head -n 4 >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'zip: the same' '
+	(
+		cd super &&
+		graft=$(graft_commit HEAD) &&
+		git archive --format=zip --prefix=p/ $graft >../graft.zip &&
+		garchive --format=zip --recurse-submodules --prefix=p/ HEAD >../ga.zip &&
+		same_but_commit zip ../graft.zip ../ga.zip
+	)
+'
+
+test_expect_success 'pathspecs reach into submodules' '
+	(
+		cd super &&
+		graft=$(graft_commit HEAD) &&
+		git archive $graft sub/inner/d libs >../graft-part.tar &&
+		garchive --recurse-submodules HEAD sub/inner/d libs >../ga-part.tar &&
+		same_but_commit tar ../graft-part.tar ../ga-part.tar &&
+		test_must_fail garchive --recurse-submodules HEAD sub/nothing 2>err &&
+		grep "^fatal: pathspec .sub/nothing. did not match any files$" err
+	)
+'
+
+test_expect_success 'export-ignore of the gitlink drops the submodule' '
+	(
+		cd super &&
+		echo "sub export-ignore" >.gitattributes &&
+		git add .gitattributes &&
+		test_tick &&
+		git commit -q -m ignore &&
+		graft=$(graft_commit HEAD) &&
+		git archive $graft >../graft-ign.tar &&
+		garchive --recurse-submodules HEAD >../ga-ign.tar &&
+		same_but_commit tar ../graft-ign.tar ../ga-ign.tar &&
+		git rm -q --cached .gitattributes && rm .gitattributes &&
+		test_tick &&
+		git commit -q -m unignore
+	)
+'
+
+test_expect_success 'export-subst expands against the submodule'"'"'s commit' '
+	(
+		cd inner &&
+		printf "\$Format:%%H\$\n" >ver &&
+		echo "ver export-subst" >>.gitattributes &&
+		git add . &&
+		test_tick &&
+		git commit -q -m subst
+	) &&
+	(
+		cd super/sub/inner &&
+		git pull -q ../../../inner HEAD 2>/dev/null || git fetch -q ../../../inner && git checkout -q FETCH_HEAD
+	) &&
+	(cd super/sub && git add inner && test_tick && git commit -q -m bump) &&
+	(cd super && git add sub && test_tick && git commit -q -m bump) &&
+	(cd super && garchive --recurse-submodules HEAD) >subst.tar &&
+	tar xOf subst.tar sub/inner/ver >actual &&
+	git -C super/sub/inner rev-parse HEAD >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a submodule checked out in the work tree, not absorbed' '
+	git init -q wt &&
+	(
+		cd wt &&
+		echo w >w &&
+		git clone -q ../b inside &&
+		git add w inside 2>/dev/null &&
+		test_tick &&
+		git commit -q -m wt &&
+		garchive --recurse-submodules HEAD >../wt.tar
+	) &&
+	tar tf wt.tar >list &&
+	grep "^inside/b.txt$" list
+'
+
+test_expect_success 'a missing commit is an error naming path and commit' '
+	(
+		cd super &&
+		mv .git/modules/sub/modules/inner ../inner-moved &&
+		c=$(git -C sub rev-parse HEAD:inner) &&
+		test_expect_code 128 garchive --recurse-submodules -o ../x.tar HEAD 2>err &&
+		echo "fatal: submodule '"'"'sub/inner'"'"': commit $c not found" >expect &&
+		test_cmp expect err &&
+		test_path_is_missing ../x.tar
+	)
+'
+
+test_expect_success '=skip-missing warns and archives the gitlink as git does' '
+	(
+		cd super &&
+		c=$(git -C sub rev-parse HEAD:inner) &&
+		garchive --recurse-submodules=skip-missing HEAD >../skip.tar 2>err &&
+		echo "warning: submodule '"'"'sub/inner'"'"': commit $c not found, archived as an empty directory" >expect &&
+		test_cmp expect err &&
+		mv ../inner-moved .git/modules/sub/modules/inner
+	) &&
+	tar tf skip.tar >list &&
+	grep "^sub/inner/$" list &&
+	! grep "^sub/inner/." list
+'
+
+test_expect_success 'bad values and a server that refuses it' '
+	(cd super && test_expect_code 129 garchive --recurse-submodules=yes HEAD) 2>err &&
+	grep "^error: option .recurse-submodules. takes no value but skip-missing$" err &&
+	(cd super && test_expect_code 1 garchive --remote=. --recurse-submodules HEAD) >out 2>err &&
+	grep "unknown option .recurse-submodules." err &&
+	(cd super && test_expect_code 1 garchive --remote=. --exec="garchive upload-archive" --recurse-submodules HEAD) >out 2>err &&
+	grep "unknown option .recurse-submodules." err &&
+	(cd super && test_same_as_git --re=x HEAD) &&
+	(cd super && test_same_as_git --no-rec HEAD)
+'
+
+test_done
