@@ -11,6 +11,7 @@
  */
 #include "garchive/config.h"
 #include "garchive/common.h"
+#include "sane-ctype.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,31 +58,11 @@ struct ga_config {
 };
 
 /* ------------------------------------------------------------------ */
-/* Characters, as git's sane_ctype sees them (ASCII, locale-free) */
-
-static int c_isspace(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int c_isalpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int c_isalnum(int c)
-{
-	return c_isalpha(c) || (c >= '0' && c <= '9');
-}
-
-static int c_tolower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
+/* Characters */
 
 static int iskeychar(int c)
 {
-	return c_isalnum(c) || c == '-';
+	return ga_isalnum(c) || c == '-';
 }
 
 /* ------------------------------------------------------------------ */
@@ -341,7 +322,7 @@ static const char *parse_value(struct parser *p)
 		}
 		if (comment)
 			continue;
-		if (c_isspace(c) && !quote) {
+		if (ga_isspace(c) && !quote) {
 			if (p->value.len)
 				space++;
 			continue;
@@ -394,7 +375,7 @@ static int parse_entry(struct loader *ld, const struct source *src,
 		c = next_char(p);
 		if (p->eof || !iskeychar(c))
 			break;
-		ga_buf_putc(&p->var, c_tolower(c));
+		ga_buf_putc(&p->var, ga_tolower(c));
 	}
 	while (c == ' ' || c == '\t')
 		c = next_char(p);
@@ -419,7 +400,7 @@ static int parse_extended_section(struct parser *p, int c)
 		if (c == '\n')
 			goto incomplete;
 		c = next_char(p);
-	} while (c_isspace(c));
+	} while (ga_isspace(c));
 	if (c != '"')
 		return -1;
 	ga_buf_putc(&p->var, '.');
@@ -453,11 +434,11 @@ static int parse_section(struct parser *p)
 			return -1;
 		if (c == ']')
 			return 0;
-		if (c_isspace(c))
+		if (ga_isspace(c))
 			return parse_extended_section(p, c);
 		if (!iskeychar(c) && c != '.')
 			return -1;
-		ga_buf_putc(&p->var, c_tolower(c));
+		ga_buf_putc(&p->var, ga_tolower(c));
 	}
 }
 
@@ -492,7 +473,7 @@ static int parse_source(struct loader *ld, const struct source *src,
 			comment = 0;
 			continue;
 		}
-		if (comment || c_isspace(c))
+		if (comment || ga_isspace(c))
 			continue;
 		if (c == '#' || c == ';') {
 			comment = 1;
@@ -506,10 +487,10 @@ static int parse_source(struct loader *ld, const struct source *src,
 			baselen = p.var.len;
 			continue;
 		}
-		if (!c_isalpha(c))
+		if (!ga_isalpha(c))
 			break;
 		ga_buf_setlen(&p.var, baselen);
-		ga_buf_putc(&p.var, c_tolower(c));
+		ga_buf_putc(&p.var, ga_tolower(c));
 		ret = parse_entry(ld, src, &p);
 		if (ret < 0) {
 			error = ret;
@@ -652,7 +633,7 @@ done:
  */
 static int char_eq(int a, int b, int icase)
 {
-	return icase ? c_tolower(a) == c_tolower(b) : a == b;
+	return icase ? ga_tolower(a) == ga_tolower(b) : a == b;
 }
 
 static int class_has(const char *name, size_t len, int c)
@@ -661,7 +642,7 @@ static int class_has(const char *name, size_t len, int c)
 		const char *name;
 		int (*fn)(int);
 	} classes[] = {
-		{ "alnum", c_isalnum }, { "alpha", c_isalpha },
+		{ "alnum", ga_isalnum }, { "alpha", ga_isalpha },
 	};
 	size_t i;
 
@@ -676,14 +657,14 @@ static int class_has(const char *name, size_t len, int c)
 	if (len == 5 && !strncmp(name, "upper", 5))
 		return c >= 'A' && c <= 'Z';
 	if (len == 5 && !strncmp(name, "space", 5))
-		return c_isspace(c);
+		return ga_isspace(c);
 	if (len == 5 && !strncmp(name, "blank", 5))
 		return c == ' ' || c == '\t';
 	if (len == 6 && !strncmp(name, "xdigit", 6))
 		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
 		       (c >= 'A' && c <= 'F');
 	if (len == 5 && !strncmp(name, "punct", 5))
-		return c > ' ' && c < 127 && !c_isalnum(c);
+		return c > ' ' && c < 127 && !ga_isalnum(c);
 	if (len == 5 && !strncmp(name, "graph", 5))
 		return c > ' ' && c < 127;
 	if (len == 5 && !strncmp(name, "print", 5))
@@ -719,8 +700,8 @@ static int match_class(const char **pp, int t, int icase)
 			if (hi == '\\' && !(hi = (unsigned char)*++p))
 				return -1;
 			if ((t >= prev && t <= hi) ||
-			    (icase && c_tolower(t) >= c_tolower(prev) &&
-			     c_tolower(t) <= c_tolower(hi)))
+			    (icase && ga_tolower(t) >= ga_tolower(prev) &&
+			     ga_tolower(t) <= ga_tolower(hi)))
 				matched = 1;
 			c = -1;
 		} else if (c == '[' && p[1] == ':') {
@@ -733,7 +714,7 @@ static int match_class(const char **pp, int t, int icase)
 			if (r < 0)
 				return -1;
 			if (r || (icase && (class_has(name,
-				(size_t)(end - name), c_tolower(t)) > 0)))
+				(size_t)(end - name), ga_tolower(t)) > 0)))
 				matched = 1;
 			p = end + 1;
 			c = -1;
@@ -1078,13 +1059,13 @@ static char *parse_key(const char *key)
 			dot = 1;
 		if (!dot || i > baselen) {
 			if (!iskeychar(c) ||
-			    (i == baselen + 1 && !c_isalpha(c))) {
+			    (i == baselen + 1 && !ga_isalpha(c))) {
 				ga_report(GA_REPORT_ERROR, "invalid key: %s",
 					  key);
 				free(out);
 				return NULL;
 			}
-			c = c_tolower(c);
+			c = ga_tolower(c);
 		} else if (c == '\n') {
 			ga_report(GA_REPORT_ERROR, "invalid key (newline): %s",
 				  key);
@@ -1124,9 +1105,9 @@ static int cmdline_parameter(struct loader *ld, const char *text)
 	char *key;
 	int ret;
 
-	while (len && c_isspace((unsigned char)start[len - 1]))
+	while (len && ga_isspace((unsigned char)start[len - 1]))
 		len--;
-	while (len && c_isspace((unsigned char)*start)) {
+	while (len && ga_isspace((unsigned char)*start)) {
 		start++;
 		len--;
 	}
@@ -1200,7 +1181,7 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
 			return CB_FAILED;
 		}
-		if (!cur || c_isspace((unsigned char)*cur)) {
+		if (!cur || ga_isspace((unsigned char)*cur)) {
 			/* the old 'key=value' form */
 			if ((ret = cmdline_parameter(ld, key)))
 				return ret;
@@ -1212,12 +1193,12 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			if (*cur == '\'') {
 				value = sq_dequote_step(cur, &cur);
 				if (!value ||
-				    (cur && !c_isspace((unsigned char)*cur))) {
+				    (cur && !ga_isspace((unsigned char)*cur))) {
 					ga_report(GA_REPORT_ERROR,
 						  BOGUS_PARAMETERS);
 					return CB_FAILED;
 				}
-			} else if (!*cur || c_isspace((unsigned char)*cur)) {
+			} else if (!*cur || ga_isspace((unsigned char)*cur)) {
 				/* 'key'= is an implicit true */
 				value = NULL;
 			} else {
@@ -1231,7 +1212,7 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			return CB_FAILED;
 		}
 		if (cur)
-			while (c_isspace((unsigned char)*cur))
+			while (ga_isspace((unsigned char)*cur))
 				cur++;
 	}
 	return 0;
@@ -1553,7 +1534,7 @@ static char *canonical_name(const char *name)
 	/* Section and key fold case; a subsection does not. */
 	for (i = 0; out[i]; i++)
 		if (i < lo || i > hi)
-			out[i] = (char)c_tolower((unsigned char)out[i]);
+			out[i] = (char)ga_tolower((unsigned char)out[i]);
 	return out;
 }
 

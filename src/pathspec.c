@@ -22,6 +22,7 @@
 
 #include "attr.h"
 #include "garchive/common.h"
+#include "sane-ctype.h"
 #include "wildmatch.h"
 
 #include <errno.h>
@@ -110,18 +111,13 @@ static size_t simple_length(const char *s)
 	return n;
 }
 
-static int ascii_lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
 static int ascii_ncasecmp(const char *a, const char *b, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int x = ascii_lower((unsigned char)a[i]);
-		int y = ascii_lower((unsigned char)b[i]);
+		int x = ga_tolower((unsigned char)a[i]);
+		int y = ga_tolower((unsigned char)b[i]);
 
 		if (x != y)
 			return x - y;

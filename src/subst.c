@@ -18,6 +18,7 @@
 #include "subst.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "sane-ctype.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -49,29 +50,6 @@ extern char **environ;
 #define SUBST_FALLBACK_ABBREV 7
 /* Abbreviations never grow past GIT_MAX_RAWSZ (object-name.c). */
 #define SUBST_MAX_ABBREV 32
-
-/* ------------------------------------------------------------------ */
-/* git's locale-independent ASCII ctype (ctype.c).                    */
-
-static int g_isspace(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int g_isdigit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int g_isalnum(int c)
-{
-	return g_isdigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static char ascii_lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
 
 static int starts_with(const char *s, const char *prefix)
 {
@@ -119,7 +97,7 @@ static void buf_rtrim(struct ga_buf *buf, size_t floor)
 {
 	size_t len = buf->len;
 
-	while (len > floor && g_isspace((unsigned char)buf->ptr[len - 1]))
+	while (len > floor && ga_isspace((unsigned char)buf->ptr[len - 1]))
 		len--;
 	ga_buf_setlen(buf, len);
 }
@@ -409,7 +387,7 @@ static size_t sgr_len(const char *s)
 
 	if (*p++ != '\033' || *p++ != '[')
 		return 0;
-	while (g_isdigit((unsigned char)*p) || *p == ';')
+	while (ga_isdigit((unsigned char)*p) || *p == ';')
 		p++;
 	if (*p++ != 'm')
 		return 0;
@@ -528,7 +506,7 @@ restart:
 		while ((skip = sgr_len(text)) != 0)
 			text += skip;
 		c = (unsigned char)*text;
-		if (c && !g_isspace(c)) {
+		if (c && !ga_isspace(c)) {
 			if (utf8) {
 				w += utf8_width(&text, NULL);
 				if (!text) {
@@ -563,7 +541,7 @@ restart:
 				if (*space == '\n') {
 					ga_buf_putc(buf, '\n');
 					break_line = 1;
-				} else if (!g_isalnum((unsigned char)*space)) {
+				} else if (!ga_isalnum((unsigned char)*space)) {
 					break_line = 1;
 				} else {
 					ga_buf_putc(buf, ' ');
@@ -576,7 +554,7 @@ restart:
 			}
 		}
 		ga_buf_putc(buf, '\n');
-		text = bol = space + g_isspace((unsigned char)*space);
+		text = bol = space + ga_isspace((unsigned char)*space);
 		space = NULL;
 		w = indent = indent2;
 	}
@@ -894,7 +872,7 @@ static int split_ident(struct ident *id, const char *line, size_t len)
 	if (!id->mail_begin)
 		return -1;
 	for (cp = id->mail_begin - 2; line <= cp; cp--) {
-		if (!g_isspace((unsigned char)*cp)) {
+		if (!ga_isspace((unsigned char)*cp)) {
 			id->name_end = cp + 1;
 			break;
 		}
@@ -912,7 +890,7 @@ static int split_ident(struct ident *id, const char *line, size_t len)
 	/* The date follows the last '>', which the email closer bounds. */
 	for (cp = line + len - 1; *cp != '>'; cp--)
 		;
-	for (cp = cp + 1; cp < line + len && g_isspace((unsigned char)*cp);
+	for (cp = cp + 1; cp < line + len && ga_isspace((unsigned char)*cp);
 	     cp++)
 		;
 	if (line + len <= cp)
@@ -923,7 +901,7 @@ static int split_ident(struct ident *id, const char *line, size_t len)
 		goto person_only;
 	id->date_end = id->date_begin + span;
 	for (cp = id->date_end;
-	     cp < line + len && g_isspace((unsigned char)*cp); cp++)
+	     cp < line + len && ga_isspace((unsigned char)*cp); cp++)
 		;
 	if (line + len <= cp || (*cp != '+' && *cp != '-'))
 		goto person_only;
@@ -1220,10 +1198,10 @@ static char *parse_name_email(char *buf, char **name, char **email,
 	if (!allow_empty_email && left + 1 == right)
 		return NULL;
 	nstart = buf;
-	while (g_isspace((unsigned char)*nstart) && nstart < left)
+	while (ga_isspace((unsigned char)*nstart) && nstart < left)
 		++nstart;
 	nend = left - 1;
-	while (nend > nstart && g_isspace((unsigned char)*nend))
+	while (nend > nstart && ga_isspace((unsigned char)*nend))
 		--nend;
 	*name = nstart <= nend ? nstart : NULL;
 	*email = left + 1;
@@ -1869,14 +1847,14 @@ static void load_grafts(struct subst *s)
 			if (*end)
 				*end++ = '\0';
 			e = line + strlen(line);
-			while (e > line && g_isspace((unsigned char)e[-1]))
+			while (e > line && ga_isspace((unsigned char)e[-1]))
 				*--e = '\0';
 			if (!*line || *line == '#' || parse_hex_oid(&id, line, &p)) {
 				line = end;
 				continue;
 			}
 			while (*p) {
-				if (!g_isspace((unsigned char)*p++) ||
+				if (!ga_isspace((unsigned char)*p++) ||
 				    parse_hex_oid(&parent, p, &p)) {
 					bad = 1;
 					break;
@@ -2285,9 +2263,9 @@ static char *canonical_key(const char *name)
 	char *last = strrchr(k, '.'), *p;
 
 	for (p = k; first && p < first; p++)
-		*p = (char)ascii_lower(*p);
+		*p = (char)ga_tolower(*p);
 	for (p = last ? last : k; *p; p++)
-		*p = (char)ascii_lower(*p);
+		*p = (char)ga_tolower(*p);
 	return k;
 }
 
@@ -2435,7 +2413,7 @@ static int trailer_blank(const char *str)
 {
 	const char *p = str;
 
-	while (*p && *p != '\n' && g_isspace((unsigned char)*p))
+	while (*p && *p != '\n' && ga_isspace((unsigned char)*p))
 		p++;
 	return !*p || *p == '\n';
 }
@@ -2453,7 +2431,7 @@ static ptrdiff_t find_separator(const char *line, const char *seps)
 		if (strchr(seps, *c))
 			return c - line;
 		if (!whitespace_found &&
-		    (g_isalnum((unsigned char)*c) || *c == '-'))
+		    (ga_isalnum((unsigned char)*c) || *c == '-'))
 			continue;
 		if (c != line && (*c == ' ' || *c == '\t')) {
 			whitespace_found = 1;
@@ -2561,7 +2539,7 @@ static size_t trailer_start(struct subst *s, const char *buf, size_t len)
 		if (generated_line)
 			continue;
 		sep = find_separator(bol, s->separators);
-		if (sep >= 1 && !g_isspace((unsigned char)bol[0])) {
+		if (sep >= 1 && !ga_isspace((unsigned char)bol[0])) {
 			trailers++;
 			maybe_continued = 0;
 			if (recognized)
@@ -2573,7 +2551,7 @@ static size_t trailer_start(struct subst *s, const char *buf, size_t len)
 					break;
 				}
 			}
-		} else if (g_isspace((unsigned char)bol[0])) {
+		} else if (ga_isspace((unsigned char)bol[0])) {
 			maybe_continued++;
 		} else {
 			others++;
@@ -2589,7 +2567,7 @@ static void trim_buf(struct ga_buf *b)
 	size_t start = 0;
 
 	buf_rtrim(b, 0);
-	while (start < b->len && g_isspace((unsigned char)b->ptr[start]))
+	while (start < b->len && ga_isspace((unsigned char)b->ptr[start]))
 		start++;
 	if (start) {
 		memmove(b->ptr, b->ptr + start, b->len - start);
@@ -2609,7 +2587,7 @@ static void parse_trailer(struct subst *s, struct ga_buf *tok,
 	ga_buf_puts(val, trailer + sep + 1);
 	trim_buf(val);
 	tok_len = tok->len;
-	while (tok_len > 0 && !g_isalnum((unsigned char)tok->ptr[tok_len - 1]))
+	while (tok_len > 0 && !ga_isalnum((unsigned char)tok->ptr[tok_len - 1]))
 		tok_len--;
 	for (i = 0; i < s->nr_tconf; i++) {
 		if (tconf_matches(&s->tconf[i], buf_cstr(tok, 0), tok_len)) {
@@ -2633,7 +2611,7 @@ static void unfold_value(struct ga_buf *val)
 
 		if (c == '\n') {
 			while (i < val->len &&
-			       g_isspace((unsigned char)val->ptr[i]))
+			       ga_isspace((unsigned char)val->ptr[i]))
 				i++;
 			ga_buf_putc(&out, ' ');
 		} else {
@@ -2688,7 +2666,7 @@ static void format_trailers(struct subst *s, struct ga_buf *sb, size_t base,
 		const char *nl = memchr(p, '\n', (size_t)(msg + end - p));
 		const char *stop = nl ? nl + 1 : msg + end;
 
-		if (last >= 0 && g_isspace((unsigned char)p[0])) {
+		if (last >= 0 && ga_isspace((unsigned char)p[0])) {
 			char *joined = ga_xstrfmt("%s%.*s", lines[last],
 						  (int)(stop - p), p);
 
@@ -2906,7 +2884,7 @@ static int parse_color_spec(struct ga_buf *out, const char *value,
 	unsigned attr = 0;
 	int has_reset = 0;
 
-	while (len > 0 && g_isspace((unsigned char)*ptr)) {
+	while (len > 0 && ga_isspace((unsigned char)*ptr)) {
 		ptr++;
 		len--;
 	}
@@ -2916,12 +2894,12 @@ static int parse_color_spec(struct ga_buf *out, const char *value,
 		size_t wordlen = 0;
 		int val;
 
-		while (len > 0 && !g_isspace((unsigned char)word[wordlen])) {
+		while (len > 0 && !ga_isspace((unsigned char)word[wordlen])) {
 			wordlen++;
 			len--;
 		}
 		ptr = word + wordlen;
-		while (len > 0 && g_isspace((unsigned char)*ptr)) {
+		while (len > 0 && ga_isspace((unsigned char)*ptr)) {
 			ptr++;
 			len--;
 		}
@@ -3603,7 +3581,7 @@ static size_t one_line_len(const char *msg)
 /* Trims the trailing whitespace off *len; true when nothing is left. */
 static int blank_line(const char *line, size_t *len)
 {
-	while (*len && g_isspace((unsigned char)line[*len - 1]))
+	while (*len && ga_isspace((unsigned char)line[*len - 1]))
 		(*len)--;
 	return !*len;
 }
@@ -3656,7 +3634,7 @@ static void parse_message(struct fmt *f)
 
 static int title_char(char c)
 {
-	return g_isalnum((unsigned char)c) || c == '.' || c == '_';
+	return ga_isalnum((unsigned char)c) || c == '.' || c == '_';
 }
 
 /* %f: the subject as a file name. */
