@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +26,6 @@
 
 #define CONFIG_MAX_INCLUDE_DEPTH 10
 #define CONFIG_SYSTEM_FILE "/etc/gitconfig"
-/* git's system_path() base for "%(prefix)/" (Debian's git: /usr). */
-#define CONFIG_GIT_PREFIX "/usr"
 
 struct entry {
 	char *name;		/* canonical: section and key lower case */
@@ -190,40 +187,6 @@ static void add_entry(struct loader *ld, const struct source *src,
 	e->lg.include_depth = (unsigned int)ld->depth;
 	e->lg.level = scope_level(ld->scope);
 	e->lg.free = noop_entry_free;
-}
-
-/* git's interpolate_path(): "~/", "~user/" and "%(prefix)/". */
-static char *interpolate_path(const char *path, int real_home)
-{
-	const char *rest;
-
-	if (!strncmp(path, "%(prefix)/", 10))
-		return ga_xstrfmt("%s/%s", CONFIG_GIT_PREFIX, path + 10);
-	if (path[0] != '~')
-		return ga_xstrdup(path);
-	rest = strchrnul(path, '/');
-	if (rest == path + 1) {
-		const char *home = getenv("HOME");
-		char *real;
-		char *out;
-
-		if (!home)
-			return NULL;
-		if (real_home && (real = realpath(home, NULL))) {
-			out = ga_xstrfmt("%s%s", real, rest);
-			free(real);
-			return out;
-		}
-		return ga_xstrfmt("%s%s", home, rest);
-	} else {
-		char *user = ga_xstrndup(path + 1, (size_t)(rest - path - 1));
-		struct passwd *pw = getpwnam(user);
-
-		free(user);
-		if (!pw)
-			return NULL;
-		return ga_xstrfmt("%s%s", pw->pw_dir, rest);
-	}
 }
 
 /* The directory part of `path` with its slash ("" if none). */
@@ -573,7 +536,7 @@ static int include_file(struct loader *ld, const struct source *src,
 			  "include.path");
 		return CB_FAILED;
 	}
-	if (!(expanded = interpolate_path(value, 0))) {
+	if (!(expanded = ga_interpolate_path(value, 0))) {
 		ga_report(GA_REPORT_ERROR,
 			  "could not expand include path '%s'", value);
 		return CB_FAILED;
@@ -812,7 +775,7 @@ static int include_by_gitdir(struct loader *ld, const struct source *src,
 	if (!ld->git_dir)
 		return 0;
 	ga_buf_put(&pat, cond, len);
-	if ((expanded = interpolate_path(pat.ptr, 1))) {
+	if ((expanded = ga_interpolate_path(pat.ptr, 1))) {
 		ga_buf_setlen(&pat, 0);
 		ga_buf_puts(&pat, expanded);
 		free(expanded);
@@ -1281,51 +1244,7 @@ static int read_env_parameters(struct loader *ld)
 
 /* --- the stack --- */
 
-/* git's normalize_path_copy() for the system file name: "//", ".", "..". */
-static char *normalize_path(const char *path)
-{
-	struct ga_buf out = GA_BUF_INIT;
-	const char *p = path;
-
-	ga_buf_puts(&out, "");
-	if (*p == '/') {
-		ga_buf_putc(&out, '/');
-		while (*p == '/')
-			p++;
-	}
-	while (*p) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
-
-		if (n == 1 && p[0] == '.') {
-			/* skip */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
-			size_t keep = out.len;
-
-			if (keep && out.ptr[keep - 1] == '/')
-				keep--;
-			while (keep && out.ptr[keep - 1] != '/')
-				keep--;
-			if (!keep && out.len && out.ptr[0] != '/') {
-				/* cannot go above a relative start */
-				ga_buf_release(&out);
-				return ga_xstrdup(path);
-			}
-			ga_buf_setlen(&out, keep ? keep : (out.ptr[0] == '/'));
-		} else {
-			ga_buf_put(&out, p, n);
-			if (*end)
-				ga_buf_putc(&out, '/');
-		}
-		p = end;
-		while (*p == '/')
-			p++;
-	}
-	return ga_buf_detach(&out, NULL);
-}
-
-/* git_env_bool() */
-static int env_bool(int *out, const char *name, int def)
+int config_env_bool(int *out, const char *name, int def)
 {
 	const char *v = getenv(name);
 
@@ -1465,11 +1384,13 @@ static int load_stack(struct loader *ld)
 	char *path = NULL, *user = NULL, *xdg = NULL;
 	int nosystem, error, ret;
 
-	if ((error = env_bool(&nosystem, "GIT_CONFIG_NOSYSTEM", 0)) < 0)
+	if ((error = config_env_bool(&nosystem, "GIT_CONFIG_NOSYSTEM", 0)) < 0)
 		return error;
 	if (!nosystem) {
 		env = getenv("GIT_CONFIG_SYSTEM");
-		path = normalize_path(env ? env : CONFIG_SYSTEM_FILE);
+		path = ga_xstrdup(env ? env : CONFIG_SYSTEM_FILE);
+		/* git ignores a ".." above the start, keeping what it has. */
+		(void)ga_normalize_path(path, path);
 		error = read_level(ld, CONFIG_SCOPE_SYSTEM, path, path, 0);
 		free(path);
 		if (error)

@@ -1015,22 +1015,6 @@ static int child_wait(struct child *c, const char *argv0)
  * filter.<driver>.smudge
  */
 
-/* quote.c's sq_quote_buf: '...' with ' and ! escaped outside quotes. */
-static void sq_quote(struct ga_buf *out, const char *s)
-{
-	ga_buf_putc(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'' || *s == '!') {
-			ga_buf_puts(out, "'\\");
-			ga_buf_putc(out, *s);
-			ga_buf_putc(out, '\'');
-		} else {
-			ga_buf_putc(out, *s);
-		}
-	}
-	ga_buf_putc(out, '\'');
-}
-
 /* strbuf_expand with only %f: "%%" is '%', unknown "%x" stays. */
 static char *expand_command(const char *cmd, const char *path)
 {
@@ -1047,7 +1031,7 @@ static char *expand_command(const char *cmd, const char *path)
 			ga_buf_putc(&out, '%');
 			cmd++;
 		} else if (*cmd == 'f') {
-			sq_quote(&out, path);
+			ga_sq_quote(&out, path);
 			cmd++;
 		} else {
 			ga_buf_putc(&out, '%');

@@ -340,57 +340,6 @@ static int parse_short_magic(unsigned int *magic, const char *elem,
 }
 
 /*
- * git's normalize_path_copy(): collapse "//", "." and ".." (a leading
- * "/" is kept).  A trailing slash stays.  Returns -1 when ".." climbs
- * above the start.
- */
-static int normalize_path(char *dst, const char *src)
-{
-	char *start;
-
-	if (*src == '/')
-		*dst++ = *src++;
-	start = dst;
-	while (*src == '/')
-		src++;
-	for (;;) {
-		char c = *src;
-
-		if (c == '.') {
-			if (!src[1]) {
-				src++;		/* "." at the end */
-			} else if (src[1] == '/') {
-				src += 2;	/* "./" */
-				while (*src == '/')
-					src++;
-				continue;
-			} else if (src[1] == '.' &&
-				   (!src[2] || src[2] == '/')) {
-				src += 2;	/* ".." or "../" */
-				while (*src == '/')
-					src++;
-				/* Go up one level: dst[-1] is '/'. */
-				dst--;
-				if (dst <= start)
-					return -1;
-				while (start < dst && dst[-1] != '/')
-					dst--;
-				continue;
-			}
-		}
-		while ((c = *src++) && c != '/')
-			*dst++ = c;
-		if (!c)
-			break;
-		*dst++ = '/';
-		while (*src == '/')
-			src++;
-	}
-	*dst = '\0';
-	return 0;
-}
-
-/*
  * git's strbuf_realpath() for one path: symlinks resolved, only the last
  * component may be missing.  Returns 0 (result in *out), or GA_ERROR
  * with "Invalid path '<p>': <strerror>".
@@ -504,7 +453,7 @@ static int prefix_path(char **out, const char *path, const char *top,
 	char *norm = ga_xmalloc(strlen(path) + 1);
 	int ret;
 
-	if (normalize_path(norm, path) < 0) {
+	if (ga_normalize_path(norm, path) < 0) {
 		free(norm);
 		return 1;
 	}

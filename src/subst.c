@@ -51,65 +51,6 @@ extern char **environ;
 /* Abbreviations never grow past GIT_MAX_RAWSZ (object-name.c). */
 #define SUBST_MAX_ABBREV 32
 
-static int starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static int skip_prefix(const char *s, const char *prefix, const char **out)
-{
-	size_t n = strlen(prefix);
-
-	if (strncmp(s, prefix, n))
-		return 0;
-	*out = s + n;
-	return 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* Buffer helpers.                                                    */
-
-/* The text of buf from `from` on as a C string ("" when empty). */
-static const char *buf_cstr(const struct ga_buf *buf, size_t from)
-{
-	return buf->ptr ? buf->ptr + from : "";
-}
-
-static void buf_addchars(struct ga_buf *buf, int c, size_t n)
-{
-	ga_buf_grow(buf, n);
-	memset(buf->ptr + buf->len, c, n);
-	buf->len += n;
-	buf->ptr[buf->len] = '\0';
-}
-
-static void buf_insert(struct ga_buf *buf, size_t pos, const void *data,
-		       size_t len)
-{
-	ga_buf_grow(buf, len);
-	memmove(buf->ptr + pos + len, buf->ptr + pos, buf->len - pos);
-	memcpy(buf->ptr + pos, data, len);
-	buf->len += len;
-	buf->ptr[buf->len] = '\0';
-}
-
-static void buf_rtrim(struct ga_buf *buf, size_t floor)
-{
-	size_t len = buf->len;
-
-	while (len > floor && ga_isspace((unsigned char)buf->ptr[len - 1]))
-		len--;
-	ga_buf_setlen(buf, len);
-}
-
-static void buf_swap(struct ga_buf *a, struct ga_buf *b)
-{
-	struct ga_buf t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 /* ------------------------------------------------------------------ */
 /* Display width of UTF-8 text, as git's utf8.c computes it.          */
 
@@ -421,7 +362,7 @@ static void utf8_replace(struct ga_buf *sb, int pos, int width,
 			 const char *repl)
 {
 	struct ga_buf dst = GA_BUF_INIT;
-	const char *src = buf_cstr(sb, 0), *end = src + sb->len;
+	const char *src = ga_buf_str(sb, 0), *end = src + sb->len;
 	int w = 0;
 
 	ga_buf_grow(&dst, sb->len);
@@ -452,7 +393,7 @@ static void utf8_replace(struct ga_buf *sb, int pos, int width,
 		}
 		w += gw;
 	}
-	buf_swap(sb, &dst);
+	ga_buf_swap(sb, &dst);
 out:
 	ga_buf_release(&dst);
 }
@@ -467,7 +408,7 @@ static void add_indented(struct ga_buf *buf, const char *text, int indent,
 
 		if (*eol == '\n')
 			eol++;
-		buf_addchars(buf, ' ', (size_t)indent);
+		ga_buf_addchars(buf, ' ', (size_t)indent);
 		ga_buf_put(buf, text, (size_t)(eol - text));
 		text = eol;
 		indent = indent2;
@@ -529,7 +470,7 @@ restart:
 			if (space)
 				from = space;
 			else
-				buf_addchars(buf, ' ', (size_t)indent);
+				ga_buf_addchars(buf, ' ', (size_t)indent);
 			ga_buf_put(buf, from, (size_t)(text - from));
 			if (!c)
 				return;
@@ -755,7 +696,7 @@ static void show_date_normal(struct ga_buf *buf, uintmax_t time,
 		if (!hide_seconds)
 			ga_buf_printf(buf, ":%02d", tm->tm_sec);
 	} else {
-		buf_rtrim(buf, 0);
+		ga_buf_rtrim(buf, 0);
 	}
 	if (!hide_year)
 		ga_buf_printf(buf, " %d", tm->tm_year + 1900);
@@ -841,7 +782,7 @@ static int show_date(struct ga_buf *out, uintmax_t time, int tz,
 		show_date_normal(&tmp, time, &tm, tz, &human_tm, human_tz);
 		break;
 	}
-	ga_buf_put(out, buf_cstr(&tmp, 0), tmp.len);
+	ga_buf_put(out, ga_buf_str(&tmp, 0), tmp.len);
 	ga_buf_release(&tmp);
 	return 0;
 }
@@ -1073,7 +1014,7 @@ static void drop_encoding_header(char *buf)
 {
 	char *cp = buf, *end;
 
-	while (!starts_with(cp, "encoding ")) {
+	while (!ga_starts_with(cp, "encoding ")) {
 		cp = strchr(cp, '\n');
 		if (!cp || *++cp == '\n')
 			return;
@@ -1257,7 +1198,7 @@ static void mailmap_read_file(struct mailmap *map, const char *path,
 		return;
 	}
 	if (ga_buf_read_fd(&data, fd) == 0)
-		mailmap_read_file_data(map, buf_cstr(&data, 0), data.len);
+		mailmap_read_file_data(map, ga_buf_str(&data, 0), data.len);
 	close(fd);
 	ga_buf_release(&data);
 }
@@ -1346,39 +1287,8 @@ static uint32_t get_be32(const unsigned char *p)
 	       ((uint32_t)p[2] << 8) | p[3];
 }
 
-struct strlist {
-	char **items;
-	size_t nr, alloc;
-};
-
-static void strlist_add(struct strlist *l, char *s)
-{
-	GA_ALLOC_GROW(l->items, l->nr + 1, l->alloc);
-	l->items[l->nr++] = s;
-}
-
-static int strlist_has(const struct strlist *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		if (!strcmp(l->items[i], s))
-			return 1;
-	return 0;
-}
-
-static void strlist_clear(struct strlist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		free(l->items[i]);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
-
 /* Add an object directory (and, recursively, its alternates). */
-static void add_object_dir(struct strlist *dirs, const char *path,
+static void add_object_dir(struct ga_strvec *dirs, const char *path,
 			   const char *relative_to, int depth)
 {
 	char *full, *real;
@@ -1395,11 +1305,11 @@ static void add_object_dir(struct strlist *dirs, const char *path,
 	free(full);
 	if (!real)
 		return;
-	if (strlist_has(dirs, real)) {
+	if (ga_strvec_has(dirs, real)) {
 		free(real);
 		return;
 	}
-	strlist_add(dirs, real);
+	ga_strvec_push(dirs, real);
 	if (depth > 5)
 		return;
 	file = ga_xstrfmt("%s/info/alternates", real);
@@ -1423,7 +1333,7 @@ static void add_object_dir(struct strlist *dirs, const char *path,
 
 /* A multi-pack-index: its object count and the packs it covers. */
 static int read_midx(const char *path, unsigned long *count,
-		     struct strlist *packs)
+		     struct ga_strvec *packs)
 {
 	struct ga_buf data = GA_BUF_INIT;
 	const unsigned char *p;
@@ -1467,7 +1377,7 @@ static int read_midx(const char *path, unsigned long *count,
 		for (i = 0; i < nr_packs && s < end; i++) {
 			size_t n = strnlen(s, (size_t)(end - s));
 
-			strlist_add(packs, ga_xstrndup(s, n));
+			ga_strvec_push(packs, ga_xstrndup(s, n));
 			s += n + 1;
 		}
 	}
@@ -1532,11 +1442,6 @@ static int same_pack(const char *a, const char *b)
 	return la == lb && !strncmp(a, b, la);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * git's repo_approximate_object_count(): objects in multi-pack indexes
  * plus packs they do not cover, over the repository's object directory
@@ -1545,7 +1450,7 @@ static int name_cmp(const void *a, const void *b)
 static unsigned long approximate_object_count(git_repository *repo,
 					      int use_midx)
 {
-	struct strlist dirs = { 0 }, head_packs = { 0 };
+	struct ga_strvec dirs = GA_STRVEC_INIT, head_packs = GA_STRVEC_INIT;
 	const char *env = getenv("GIT_OBJECT_DIRECTORY");
 	unsigned long count = 0;
 	int have_head = 0;
@@ -1566,12 +1471,12 @@ static unsigned long approximate_object_count(git_repository *repo,
 
 		for (tok = strtok_r(copy, ":", &save); tok;
 		     tok = strtok_r(NULL, ":", &save))
-			add_object_dir(&dirs, tok, dirs.items[0], 1);
+			add_object_dir(&dirs, tok, dirs.v[0], 1);
 		free(copy);
 	}
 	for (d = 0; d < dirs.nr; d++) {
-		char *pack_dir = ga_xstrfmt("%s/pack", dirs.items[d]);
-		struct strlist names = { 0 };
+		char *pack_dir = ga_xstrfmt("%s/pack", dirs.v[d]);
+		struct ga_strvec names = GA_STRVEC_INIT;
 		DIR *dir;
 		struct dirent *de;
 		size_t i;
@@ -1589,13 +1494,12 @@ static unsigned long approximate_object_count(git_repository *repo,
 		}
 		if ((dir = opendir(pack_dir))) {
 			while ((de = readdir(dir)))
-				strlist_add(&names, ga_xstrdup(de->d_name));
+				ga_strvec_push(&names, ga_xstrdup(de->d_name));
 			closedir(dir);
 		}
-		if (names.nr)
-			qsort(names.items, names.nr, sizeof(char *), name_cmp);
+		ga_strvec_sort(&names);
 		for (i = 0; i < names.nr; i++) {
-			const char *nm = names.items[i];
+			const char *nm = names.v[i];
 			size_t len = strlen(nm), j;
 			char *idx, *pack;
 			struct stat st;
@@ -1605,7 +1509,7 @@ static unsigned long approximate_object_count(git_repository *repo,
 			if (len <= 4 || strcmp(nm + len - 4, ".idx"))
 				continue;
 			for (j = 0; j < head_packs.nr; j++)
-				if (same_pack(head_packs.items[j], nm))
+				if (same_pack(head_packs.v[j], nm))
 					covered = 1;
 			if (covered)
 				continue;
@@ -1618,11 +1522,11 @@ static unsigned long approximate_object_count(git_repository *repo,
 			free(idx);
 			free(pack);
 		}
-		strlist_clear(&names);
+		ga_strvec_clear(&names);
 		free(pack_dir);
 	}
-	strlist_clear(&dirs);
-	strlist_clear(&head_packs);
+	ga_strvec_clear(&dirs);
+	ga_strvec_clear(&head_packs);
 	return count;
 }
 
@@ -1969,11 +1873,11 @@ static enum deco_type deco_type_of(const char *refname)
 {
 	if (!strcmp(refname, "HEAD"))
 		return DECO_HEAD;
-	if (starts_with(refname, "refs/heads/"))
+	if (ga_starts_with(refname, "refs/heads/"))
 		return DECO_LOCAL;
-	if (starts_with(refname, "refs/tags/"))
+	if (ga_starts_with(refname, "refs/tags/"))
 		return DECO_TAG;
-	if (starts_with(refname, "refs/remotes/"))
+	if (ga_starts_with(refname, "refs/remotes/"))
 		return DECO_REMOTE;
 	if (!strcmp(refname, "refs/stash"))
 		return DECO_STASH;
@@ -1990,7 +1894,7 @@ static void decorate_ref(struct subst *s, const char *refname,
 	git_oid cur = *target;
 	const char *rest;
 
-	if (skip_prefix(refname, replace_base, &rest)) {
+	if (ga_skip_prefix(refname, replace_base, &rest)) {
 		git_oid orig;
 
 		if (!use_replace)
@@ -2020,16 +1924,11 @@ static void decorate_ref(struct subst *s, const char *refname,
 	}
 }
 
-static int ref_name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void load_decorations(struct subst *s)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref = NULL;
-	struct strlist names = { 0 };
+	struct ga_strvec names = GA_STRVEC_INIT;
 	const char *replace_base = getenv("GIT_REPLACE_REF_BASE");
 	const char *name;
 	git_oid oid;
@@ -2049,21 +1948,20 @@ static void load_decorations(struct subst *s)
 	/* Refs in byte order, as git's for_each_ref() yields them. */
 	if (git_reference_iterator_new(&it, s->repo) == 0) {
 		while (git_reference_next_name(&name, it) == 0)
-			strlist_add(&names, ga_xstrdup(name));
+			ga_strvec_push(&names, ga_xstrdup(name));
 		git_reference_iterator_free(it);
 	}
-	if (names.nr)
-		qsort(names.items, names.nr, sizeof(char *), ref_name_cmp);
+	ga_strvec_sort(&names);
 	for (i = 0; i < names.nr; i++) {
 		/* Broken refs (dangling, or no object) are skipped. */
-		if (git_reference_name_to_id(&oid, s->repo, names.items[i]) < 0)
+		if (git_reference_name_to_id(&oid, s->repo, names.v[i]) < 0)
 			continue;
 		if (!git_odb_exists(s->odb, &oid))
 			continue;
-		decorate_ref(s, names.items[i], &oid, replace_base,
+		decorate_ref(s, names.v[i], &oid, replace_base,
 			     use_replace);
 	}
-	strlist_clear(&names);
+	ga_strvec_clear(&names);
 
 	if (git_reference_name_to_id(&oid, s->repo, "HEAD") == 0 &&
 	    git_odb_exists(s->odb, &oid))
@@ -2103,9 +2001,9 @@ static const char *prettify_ref(const char *name)
 {
 	const char *rest;
 
-	if (skip_prefix(name, "refs/heads/", &rest) ||
-	    skip_prefix(name, "refs/tags/", &rest) ||
-	    skip_prefix(name, "refs/remotes/", &rest))
+	if (ga_skip_prefix(name, "refs/heads/", &rest) ||
+	    ga_skip_prefix(name, "refs/tags/", &rest) ||
+	    ga_skip_prefix(name, "refs/remotes/", &rest))
 		return rest;
 	return name;
 }
@@ -2127,7 +2025,7 @@ static void format_decorations(struct subst *s, struct ga_buf *sb,
 		}
 	}
 	if (head != SIZE_MAX && s->head_branch &&
-	    starts_with(s->head_branch, "refs/")) {
+	    ga_starts_with(s->head_branch, "refs/")) {
 		for (i = s->nr_decos; i-- > 0;) {
 			if (s->decos[i].type == DECO_LOCAL &&
 			    !strcmp(s->decos[i].name, s->head_branch)) {
@@ -2453,7 +2351,7 @@ static size_t trailer_end(struct subst *s, const char *buf, size_t len)
 	const char *p;
 
 	pattern = ga_xstrfmt("\n%c %s", s->comment_char, cut_line);
-	if (starts_with(buf, pattern + 1))
+	if (ga_starts_with(buf, pattern + 1))
 		cutoff = 0;
 	else if ((p = strstr(buf, pattern)))
 		cutoff = (size_t)(p - buf) + 1;
@@ -2466,7 +2364,7 @@ static size_t trailer_end(struct subst *s, const char *buf, size_t len)
 		if (buf[bol] == s->comment_char || buf[bol] == '\n') {
 			if (!boc)
 				boc = bol;
-		} else if (starts_with(buf + bol, "Conflicts:\n")) {
+		} else if (ga_starts_with(buf + bol, "Conflicts:\n")) {
 			in_conflicts = 1;
 			if (!boc)
 				boc = bol;
@@ -2528,7 +2426,7 @@ static size_t trailer_start(struct subst *s, const char *buf, size_t len)
 		}
 		only_spaces = 0;
 		for (i = 0; i < GA_ARRAY_SIZE(generated); i++) {
-			if (starts_with(bol, generated[i])) {
+			if (ga_starts_with(bol, generated[i])) {
 				trailers++;
 				maybe_continued = 0;
 				recognized = 1;
@@ -2566,7 +2464,7 @@ static void trim_buf(struct ga_buf *b)
 {
 	size_t start = 0;
 
-	buf_rtrim(b, 0);
+	ga_buf_rtrim(b, 0);
 	while (start < b->len && ga_isspace((unsigned char)b->ptr[start]))
 		start++;
 	if (start) {
@@ -2590,7 +2488,7 @@ static void parse_trailer(struct subst *s, struct ga_buf *tok,
 	while (tok_len > 0 && !ga_isalnum((unsigned char)tok->ptr[tok_len - 1]))
 		tok_len--;
 	for (i = 0; i < s->nr_tconf; i++) {
-		if (tconf_matches(&s->tconf[i], buf_cstr(tok, 0), tok_len)) {
+		if (tconf_matches(&s->tconf[i], ga_buf_str(tok, 0), tok_len)) {
 			if (s->tconf[i].key) {
 				ga_buf_setlen(tok, 0);
 				ga_buf_puts(tok, s->tconf[i].key);
@@ -2619,7 +2517,7 @@ static void unfold_value(struct ga_buf *val)
 		}
 	}
 	trim_buf(&out);
-	buf_swap(&out, val);
+	ga_buf_swap(&out, val);
 	ga_buf_release(&out);
 }
 
@@ -2643,7 +2541,7 @@ static int trailer_wanted(const struct trailer_opts *o, const struct ga_buf *tok
 
 	for (i = 0; i < o->nr_keys; i++)
 		if (tok->len == o->keys[i].len &&
-		    !strncasecmp(o->keys[i].key, buf_cstr(tok, 0), tok->len))
+		    !strncasecmp(o->keys[i].key, ga_buf_str(tok, 0), tok->len))
 			return 1;
 	return 0;
 }
@@ -2700,22 +2598,22 @@ static void format_trailers(struct subst *s, struct ga_buf *sb, size_t base,
 				if (o->unfold)
 					unfold_value(&val);
 				if (o->have_sep && sb->len != origlen)
-					ga_buf_put(sb, buf_cstr(&o->sep, 0),
+					ga_buf_put(sb, ga_buf_str(&o->sep, 0),
 						   o->sep.len);
 				if (!o->value_only)
-					ga_buf_put(sb, buf_cstr(&tok, 0),
+					ga_buf_put(sb, ga_buf_str(&tok, 0),
 						   tok.len);
 				if (!o->key_only && !o->value_only) {
 					if (o->have_kvsep)
 						ga_buf_put(sb,
-							   buf_cstr(&o->kvsep,
+							   ga_buf_str(&o->kvsep,
 								    0),
 							   o->kvsep.len);
 					else
 						ga_buf_puts(sb, ": ");
 				}
 				if (!o->key_only)
-					ga_buf_put(sb, buf_cstr(&val, 0),
+					ga_buf_put(sb, ga_buf_str(&val, 0),
 						   val.len);
 				if (!o->have_sep)
 					ga_buf_putc(sb, '\n');
@@ -2724,11 +2622,11 @@ static void format_trailers(struct subst *s, struct ga_buf *sb, size_t base,
 			ga_buf_release(&val);
 		} else if (!o->only) {
 			if (o->have_sep && sb->len != origlen)
-				ga_buf_put(sb, buf_cstr(&o->sep, 0),
+				ga_buf_put(sb, ga_buf_str(&o->sep, 0),
 					   o->sep.len);
 			ga_buf_puts(sb, t);
 			if (o->have_sep)
-				buf_rtrim(sb, base);
+				ga_buf_rtrim(sb, base);
 		}
 	}
 done:
@@ -2966,7 +2864,7 @@ static int commit_is_signed(const char *raw)
 	const char *line = raw;
 
 	while (*line && *line != '\n') {
-		if (starts_with(line, "gpgsig "))
+		if (ga_starts_with(line, "gpgsig "))
 			return 1;
 		line = next_line(line);
 	}
@@ -3020,7 +2918,7 @@ static void load_signature(struct subst *s, int want_trust)
 	}
 	if (want_trust && !s->sig[6]) {
 		git_show_format(s, "--pretty=format:%GT", &out);
-		s->sig[6] = ga_xstrndup(buf_cstr(&out, 0), out.len);
+		s->sig[6] = ga_xstrndup(ga_buf_str(&out, 0), out.len);
 		ga_buf_release(&out);
 	}
 }
@@ -3120,10 +3018,10 @@ static void wrap_tail(struct ga_buf *sb, size_t pos, size_t width,
 {
 	struct ga_buf tmp = GA_BUF_INIT;
 
-	add_wrapped(&tmp, buf_cstr(sb, pos), (int)indent1, (int)indent2,
+	add_wrapped(&tmp, ga_buf_str(sb, pos), (int)indent1, (int)indent2,
 		    (int)width);
 	ga_buf_setlen(sb, pos);
-	ga_buf_put(sb, buf_cstr(&tmp, 0), tmp.len);
+	ga_buf_put(sb, ga_buf_str(&tmp, 0), tmp.len);
 	ga_buf_release(&tmp);
 }
 
@@ -3153,14 +3051,14 @@ static size_t format_color(struct fmt *f, struct ga_buf *sb, const char *ph)
 		if (!end)
 			return 0;
 		/* Colour is off in git archive: only "always," shows. */
-		if (skip_prefix(begin, "always,", &begin) &&
+		if (ga_skip_prefix(begin, "always,", &begin) &&
 		    parse_color_spec(sb, begin, (size_t)(end - begin)) < 0)
 			f->error = ga_error_set(
 				"unable to parse --pretty format");
 		return (size_t)(end - ph) + 1;
 	}
 	for (i = 0; i < GA_ARRAY_SIZE(basic); i++)
-		if (starts_with(ph + 1, basic[i]))
+		if (ga_starts_with(ph + 1, basic[i]))
 			return 1 + strlen(basic[i]);
 	return 0;
 }
@@ -3250,11 +3148,11 @@ static size_t format_padding_spec(struct fmt *f, const char *ph)
 		end = strchr(start, ')');
 		if (!end || end == start)
 			return 0;
-		if (starts_with(start, "trunc)"))
+		if (ga_starts_with(start, "trunc)"))
 			f->truncate = TRUNC_RIGHT;
-		else if (starts_with(start, "ltrunc)"))
+		else if (ga_starts_with(start, "ltrunc)"))
 			f->truncate = TRUNC_LEFT;
-		else if (starts_with(start, "mtrunc)"))
+		else if (ga_starts_with(start, "mtrunc)"))
 			f->truncate = TRUNC_MIDDLE;
 		else
 			return 0;
@@ -3310,7 +3208,7 @@ static int match_arg_value(const char *to_parse, const char *candidate,
 {
 	const char *p;
 
-	if (!skip_prefix(to_parse, candidate, &p))
+	if (!ga_skip_prefix(to_parse, candidate, &p))
 		return 0;
 	if (value) {
 		if (*p == '=') {
@@ -3360,7 +3258,7 @@ static int match_bool_arg(const char *to_parse, const char *candidate,
 }
 
 /* Options of %(describe:...): how many bytes they take, 0 if bad. */
-static size_t parse_describe_args(const char *start, struct strlist *args)
+static size_t parse_describe_args(const char *start, struct ga_strvec *args)
 {
 	static const struct {
 		const char *name;
@@ -3387,7 +3285,7 @@ static size_t parse_describe_args(const char *start, struct strlist *args)
 			case ARG_BOOL:
 				if (match_bool_arg(arg, option[i].name, &arg,
 						   &b)) {
-					strlist_add(args,
+					ga_strvec_push(args,
 						    ga_xstrfmt("--%s%s",
 							       b ? "" : "no-",
 							       option[i].name));
@@ -3402,7 +3300,7 @@ static size_t parse_describe_args(const char *start, struct strlist *args)
 					strtol(value, &endp, 10);
 					if ((size_t)(endp - value) != len)
 						return 0;
-					strlist_add(args,
+					ga_strvec_push(args,
 						    ga_xstrfmt("--%s=%.*s",
 							       option[i].name,
 							       (int)len, value));
@@ -3414,7 +3312,7 @@ static size_t parse_describe_args(const char *start, struct strlist *args)
 						    &value, &len)) {
 					if (!len)
 						return 0;
-					strlist_add(args,
+					ga_strvec_push(args,
 						    ga_xstrfmt("--%s=%.*s",
 							       option[i].name,
 							       (int)len, value));
@@ -3433,7 +3331,7 @@ static size_t format_describe(struct fmt *f, struct ga_buf *sb,
 			      const char *ph, const char *arg)
 {
 	struct subst *s = f->s;
-	struct strlist args = { 0 };
+	struct ga_strvec args = GA_STRVEC_INIT;
 	struct ga_buf out = GA_BUF_INIT;
 	size_t consumed = 0;
 
@@ -3441,20 +3339,20 @@ static size_t format_describe(struct fmt *f, struct ga_buf *sb,
 	if (!s->describes_left)
 		return 0;
 	s->describes_left--;
-	strlist_add(&args, ga_xstrdup("describe"));
+	ga_strvec_push(&args, ga_xstrdup("describe"));
 	if (*arg == ':') {
 		arg++;
 		arg += parse_describe_args(arg, &args);
 	}
 	if (*arg != ')')
 		goto done;
-	strlist_add(&args, ga_xstrdup(s->hex));
-	run_git(s, (const char *const *)args.items, args.nr, &out);
-	buf_rtrim(&out, 0);
-	ga_buf_put(sb, buf_cstr(&out, 0), out.len);
+	ga_strvec_push(&args, ga_xstrdup(s->hex));
+	run_git(s, (const char *const *)args.v, args.nr, &out);
+	ga_buf_rtrim(&out, 0);
+	ga_buf_put(sb, ga_buf_str(&out, 0), out.len);
 	consumed = (size_t)(arg - ph) + 1;
 done:
-	strlist_clear(&args);
+	ga_strvec_clear(&args);
 	ga_buf_release(&out);
 	return consumed;
 }
@@ -3552,10 +3450,10 @@ static void parse_header(struct fmt *f)
 			;
 		if (i == eol)
 			break;
-		if (skip_prefix(msg + i, "author ", &name)) {
+		if (ga_skip_prefix(msg + i, "author ", &name)) {
 			f->author_off = (size_t)(name - msg);
 			f->author_len = eol - f->author_off;
-		} else if (skip_prefix(msg + i, "committer ", &name)) {
+		} else if (ga_skip_prefix(msg + i, "committer ", &name)) {
 			f->committer_off = (size_t)(name - msg);
 			f->committer_len = eol - f->committer_off;
 		}
@@ -3739,7 +3637,7 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 	switch (ph[0]) {
 	case 'C':
 		/* %C(auto) only turns colour on for terminals. */
-		if (starts_with(ph + 1, "(auto)"))
+		if (ga_starts_with(ph + 1, "(auto)"))
 			return 7;
 		return format_color(f, sb, ph);
 	case 'w':
@@ -3748,7 +3646,7 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 	case '>':
 		return format_padding_spec(f, ph);
 	}
-	if (skip_prefix(ph, "(describe", &arg))
+	if (ga_skip_prefix(ph, "(describe", &arg))
 		return format_describe(f, sb, ph, arg);
 
 	switch (ph[0]) {
@@ -3878,7 +3776,7 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 		ga_buf_puts(sb, f->msg + f->body_off);
 		return 1;
 	}
-	if (skip_prefix(ph, "(trailers", &arg))
+	if (ga_skip_prefix(ph, "(trailers", &arg))
 		return format_trailers_spec(f, sb, base, ph, arg);
 	return 0;
 }
@@ -3893,7 +3791,7 @@ static size_t format_padded(struct fmt *f, const char *ph)
 
 	if (padding < 0) {
 		/* To a column: of the file's last line, as git sees it. */
-		const char *text = buf_cstr(sb, f->base);
+		const char *text = ga_buf_str(sb, f->base);
 		const char *start = strrchr(text, '\n');
 
 		if (!start)
@@ -3913,11 +3811,11 @@ static size_t format_padded(struct fmt *f, const char *ph)
 		ph++;
 		total++;
 	}
-	len = utf8_strnwidth(buf_cstr(&local, 0), local.len, 1);
+	len = utf8_strnwidth(ga_buf_str(&local, 0), local.len, 1);
 
 	if (f->flush_type == FLUSH_LEFT_AND_STEAL) {
 		/* Take back the spaces (and colours) before us. */
-		const char *b = buf_cstr(sb, f->base);
+		const char *b = ga_buf_str(sb, f->base);
 		ptrdiff_t ch = (ptrdiff_t)(sb->len - f->base) - 1;
 
 		while (len > padding && ch > 0) {
@@ -3938,7 +3836,7 @@ static size_t format_padded(struct fmt *f, const char *ph)
 				break;
 			if (!local.ptr)
 				ga_buf_grow(&local, 0);
-			buf_insert(&local, 0, b + p, (size_t)(ch + 1 - p));
+			ga_buf_insert(&local, 0, b + p, (size_t)(ch + 1 - p));
 			ch = p - 1;
 		}
 		ga_buf_setlen(sb, f->base + (size_t)(ch + 1));
@@ -3961,7 +3859,7 @@ static size_t format_padded(struct fmt *f, const char *ph)
 		case TRUNC_NONE:
 			break;
 		}
-		ga_buf_put(sb, buf_cstr(&local, 0), local.len);
+		ga_buf_put(sb, ga_buf_str(&local, 0), local.len);
 	} else {
 		size_t sb_len = sb->len, offset = 0;
 
@@ -3971,7 +3869,7 @@ static size_t format_padded(struct fmt *f, const char *ph)
 			offset = (size_t)(padding - len) / 2;
 		/* Columns back to bytes. */
 		padding = padding - len + (int)local.len;
-		buf_addchars(sb, ' ', (size_t)padding);
+		ga_buf_addchars(sb, ' ', (size_t)padding);
 		if (local.len)
 			memcpy(sb->ptr + sb_len + offset, local.ptr, local.len);
 	}
@@ -4010,9 +3908,9 @@ static size_t format_item(struct fmt *f, const char *ph)
 					"the buffer");
 	} else if (orig_len != sb->len) {
 		if (magic == '+')
-			buf_insert(sb, orig_len, "\n", 1);
+			ga_buf_insert(sb, orig_len, "\n", 1);
 		else if (magic == ' ')
-			buf_insert(sb, orig_len, " ", 1);
+			ga_buf_insert(sb, orig_len, " ", 1);
 	}
 	return consumed + 1;
 }
@@ -4063,7 +3961,7 @@ static int format_commit(struct subst *s, struct ga_buf *out, size_t base,
 	if (f.header_parsed && s->encoding &&
 	    !same_encoding(s->encoding, "UTF-8")) {
 		size_t n;
-		char *conv = reencode(buf_cstr(out, base), out->len - base,
+		char *conv = reencode(ga_buf_str(out, base), out->len - base,
 				      s->encoding, "UTF-8", &n);
 
 		if (conv) {

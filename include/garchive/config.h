@@ -75,6 +75,13 @@ int config_parse_ulong(unsigned long *out, const char *name,
 		       const char *value);
 
 /*
+ * git's git_env_bool(): the environment variable `name` parsed as a
+ * boolean, `def` when it is unset.  Returns 0, or GA_ERROR with
+ * "bad boolean config value '<value>' for '<name>'".
+ */
+int config_env_bool(int *out, const char *name, int def);
+
+/*
  * Where a value came from, for messages: " in file <path>" or "" (command
  * line).  Note that git 2.39's `git archive` messages about bad values do
  * not include it (see config_parse_int()).
