@@ -465,6 +465,14 @@ void ga_sq_quote(struct ga_buf *dst, const char *src)
 	ga_buf_putc(dst, '\'');
 }
 
+char *ga_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	return ga_xstrfmt("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/",
+			  name);
+}
+
 int ga_normalize_path(char *dst, const char *src)
 {
 	char *start;

@@ -30,10 +30,10 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "pktline.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <iconv.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -421,25 +421,6 @@ static enum eol check_eol(const struct attr_value *a)
 	return EOL_UNSET;
 }
 
-/* utf8.c's same_utf_encoding: "UTF-16LE" == "utf16le". */
-static int same_utf_encoding(const char *a, const char *b)
-{
-	if (strncasecmp(a, "utf", 3) || strncasecmp(b, "utf", 3))
-		return 0;
-	a += 3;
-	b += 3;
-	if (*a == '-')
-		a++;
-	if (*b == '-')
-		b++;
-	return !strcasecmp(a, b);
-}
-
-static int same_encoding(const char *a, const char *b)
-{
-	return same_utf_encoding(a, b) || !strcasecmp(a, b);
-}
-
 static int convert_attrs(struct conv_attrs *ca, struct convert *conv,
 			 const struct attr_value *attrs)
 {
@@ -485,7 +466,7 @@ static int convert_attrs(struct conv_attrs *ca, struct convert *conv,
 	case ATTR_SET:
 		return ga_error_set("true/false are no valid working-tree-encodings");
 	case ATTR_VALUE:
-		if (*enc->value && !same_encoding(enc->value, "UTF-8"))
+		if (*enc->value && !utf8_same_encoding(enc->value, "UTF-8"))
 			ca->encoding = enc->value;
 		break;
 	}
@@ -662,75 +643,13 @@ static int crlf_to_worktree(const struct convert *conv, struct ga_buf *dst,
  * working-tree-encoding
  */
 
-/* utf8.c's fallback_encoding: official spellings iconv may prefer. */
-static const char *fallback_encoding(const char *name)
-{
-	if (same_utf_encoding("utf-8", name))
-		return "UTF-8";
-	if (!strcasecmp(name, "latin-1"))
-		return "ISO-8859-1";
-	return name;
-}
-
-/*
- * utf8.c's reencode_string_len: "UTF-16LE-BOM"/"UTF-16BE-BOM" are git's
- * own names (the BOM is written by hand); everything else is iconv's.
- * Like git, we do not flush a stateful encoder at the end.
- */
-static int reencode(struct ga_buf *out, const unsigned char *in,
-		    size_t insz, const char *to, const char *from)
-{
-	static const char le_bom[] = { '\xff', '\xfe' };
-	static const char be_bom[] = { '\xfe', '\xff' };
-	const char *bom = NULL;
-	iconv_t cd;
-	char *ip = (char *)in, *op;
-	size_t oleft, done;
-
-	if (same_utf_encoding("UTF-16LE-BOM", to)) {
-		bom = le_bom;
-		to = "UTF-16LE";
-	} else if (same_utf_encoding("UTF-16BE-BOM", to)) {
-		bom = be_bom;
-		to = "UTF-16BE";
-	}
-	cd = iconv_open(to, from);
-	if (cd == (iconv_t)-1) {
-		cd = iconv_open(fallback_encoding(to), fallback_encoding(from));
-		if (cd == (iconv_t)-1)
-			return -1;
-	}
-	ga_buf_setlen(out, 0);
-	if (bom)
-		ga_buf_put(out, bom, 2);
-	ga_buf_grow(out, insz);
-	for (;;) {
-		op = out->ptr + out->len;
-		oleft = out->alloc - out->len - 1;
-		done = oleft;
-		if (iconv(cd, &ip, &insz, &op, &oleft) != (size_t)-1) {
-			out->len += done - oleft;
-			break;
-		}
-		out->len += done - oleft;
-		if (errno != E2BIG) {
-			iconv_close(cd);
-			return -1;
-		}
-		ga_buf_grow(out, insz * 2 + 32);
-	}
-	out->ptr[out->len] = '\0';
-	iconv_close(cd);
-	return 0;
-}
-
 static int encode_to_worktree(struct ga_buf *dst, const char *path,
 			      const unsigned char *src, size_t len,
 			      const char *enc)
 {
 	if (!enc || !len)
 		return 0;
-	if (reencode(dst, src, len, enc, "UTF-8") < 0) {
+	if (utf8_reencode(dst, (const char *)src, len, enc, "UTF-8") < 0) {
 		ga_report(GA_REPORT_ERROR,
 			  "failed to encode '%s' from %s to %s", path, "UTF-8",
 			  enc);

@@ -195,6 +195,9 @@ int ga_skip_prefix(const char *s, const char *prefix, const char **out);
  */
 void ga_sq_quote(struct ga_buf *dst, const char *src);
 
+/* "dir/name" with one slash between them; `dir` may end with one. */
+char *ga_path_join(const char *dir, const char *name);
+
 /*
  * git's normalize_path_copy(): copy `src` to `dst` (which may be `src`
  * itself; it needs strlen(src) + 1 bytes) with "//" folded and "." and
