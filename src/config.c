@@ -1382,7 +1382,7 @@ static int load_stack(struct loader *ld)
 	const char *home = getenv("HOME");
 	const char *env;
 	char *path = NULL, *user = NULL, *xdg = NULL;
-	int nosystem, error, ret;
+	int nosystem = 0, error, ret;
 
 	if ((error = config_env_bool(&nosystem, "GIT_CONFIG_NOSYSTEM", 0)) < 0)
 		return error;
@@ -1715,33 +1715,6 @@ int config_get_string(const char **out, const struct ga_config *cfg,
 	return 0;
 }
 
-int config_parse_bool(int *out, const char *name, const char *value)
-{
-	int v;
-
-	/* git_parse_maybe_bool(): words, then any integer. */
-	if (!value) {
-		*out = 1;
-		return 0;
-	}
-	if (!*value || !strcasecmp(value, "false") ||
-	    !strcasecmp(value, "no") || !strcasecmp(value, "off")) {
-		*out = 0;
-		return 0;
-	}
-	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
-	    !strcasecmp(value, "on")) {
-		*out = 1;
-		return 0;
-	}
-	if (!config_parse_int(&v, name, value)) {
-		*out = !!v;
-		return 0;
-	}
-	return ga_error_set("bad boolean config value '%s' for '%s'", value,
-			    name);
-}
-
 /* git's get_unit_factor() */
 static uintmax_t unit_factor(const char *end)
 {
@@ -1756,55 +1729,92 @@ static uintmax_t unit_factor(const char *end)
 	return 0;
 }
 
-static int bad_number(const char *name, const char *value, int range)
+/* Why a number was refused: git's EINVAL ("invalid unit") or ERANGE. */
+enum { NUM_INVALID = -1, NUM_RANGE = -2 };
+
+static int bad_number(const char *name, const char *value, int why)
 {
 	return ga_error_set("bad numeric config value '%s' for '%s': %s",
 			    value ? value : "", name,
-			    range ? "out of range" : "invalid unit");
+			    why == NUM_RANGE ? "out of range" : "invalid unit");
 }
 
-/* git_parse_signed(): base auto-detected, k/m/g, |value| <= max. */
-static int parse_signed(intmax_t *out, const char *name, const char *value,
-			intmax_t max)
+/*
+ * git_parse_signed(): base auto-detected, k/m/g, |value| <= max.  A
+ * value without digits ("k") is invalid, as in git.  Returns 0,
+ * NUM_INVALID or NUM_RANGE, and sets no message.
+ */
+static int parse_signed(intmax_t *out, const char *value, intmax_t max)
 {
 	uintmax_t factor, uval;
 	intmax_t val;
 	char *end;
 
 	if (!value || !*value)
-		return bad_number(name, value, 0);
+		return NUM_INVALID;
 	errno = 0;
 	val = strtoimax(value, &end, 0);
 	if (errno == ERANGE)
-		return bad_number(name, value, 1);
-	if (!(factor = unit_factor(end)))
-		return bad_number(name, value, 0);
+		return NUM_RANGE;
+	if (end == value || !(factor = unit_factor(end)))
+		return NUM_INVALID;
 	uval = val < 0 ? -(uintmax_t)val : (uintmax_t)val;
 	if ((uval && factor > UINTMAX_MAX / uval) ||
 	    factor * uval > (uintmax_t)max)
-		return bad_number(name, value, 1);
+		return NUM_RANGE;
 	*out = val * (intmax_t)factor;
+	return 0;
+}
+
+int config_maybe_bool(const char *value)
+{
+	intmax_t v;
+
+	if (!value)
+		return 1;
+	if (!*value || !strcasecmp(value, "false") ||
+	    !strcasecmp(value, "no") || !strcasecmp(value, "off"))
+		return 0;
+	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+	    !strcasecmp(value, "on"))
+		return 1;
+	/* Then any integer, as git_parse_int() reads it. */
+	if (!parse_signed(&v, value, INT_MAX))
+		return v != 0;
+	return -1;
+}
+
+int config_parse_bool(int *out, const char *name, const char *value)
+{
+	int v = config_maybe_bool(value);
+
+	if (v < 0)
+		return ga_error_set("bad boolean config value '%s' for '%s'",
+				    value, name);
+	*out = v;
 	return 0;
 }
 
 int config_parse_int(int *out, const char *name, const char *value)
 {
 	intmax_t v;
-	int error = parse_signed(&v, name, value, INT_MAX);
+	int why = parse_signed(&v, value, INT_MAX);
 
-	if (!error)
-		*out = (int)v;
-	return error;
+	if (why)
+		return bad_number(name, value, why);
+	*out = (int)v;
+	return 0;
 }
 
 int config_parse_int64(int64_t *out, const char *name, const char *value)
 {
 	intmax_t v;
-	int error = parse_signed(&v, name, value, INT64_MAX);
+	int why = parse_signed(&v, value, INT64_MAX);
 
-	if (!error)
-		*out = (int64_t)v;
-	return error;
+	if (why)
+		return bad_number(name, value, why);
+	*out = (int64_t)v;
+	return 0;
 }
 
 int config_parse_ulong(unsigned long *out, const char *name,
@@ -1815,15 +1825,15 @@ int config_parse_ulong(unsigned long *out, const char *name,
 
 	/* strtoumax() would accept a minus sign: git refuses it. */
 	if (!value || !*value || strchr(value, '-'))
-		return bad_number(name, value, 0);
+		return bad_number(name, value, NUM_INVALID);
 	errno = 0;
 	val = strtoumax(value, &end, 0);
 	if (errno == ERANGE)
-		return bad_number(name, value, 1);
-	if (!(factor = unit_factor(end)))
-		return bad_number(name, value, 0);
+		return bad_number(name, value, NUM_RANGE);
+	if (end == value || !(factor = unit_factor(end)))
+		return bad_number(name, value, NUM_INVALID);
 	if ((val && factor > UINTMAX_MAX / val) || factor * val > ULONG_MAX)
-		return bad_number(name, value, 1);
+		return bad_number(name, value, NUM_RANGE);
 	*out = (unsigned long)(val * factor);
 	return 0;
 }

@@ -24,7 +24,6 @@
 #include "sane-ctype.h"
 #include "utf8.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
@@ -391,42 +390,6 @@ static size_t format_padding_spec(struct fmt *f, const char *ph)
 	return (size_t)(end - ph) + 1;
 }
 
-/* git's git_parse_maybe_bool(): -1 when not a boolean. */
-static int maybe_bool(const char *v)
-{
-	intmax_t n;
-	char *end;
-
-	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-	    !strcasecmp(v, "on"))
-		return 1;
-	if (!*v || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-	    !strcasecmp(v, "off"))
-		return 0;
-	errno = 0;
-	n = strtoimax(v, &end, 0);
-	if (errno == ERANGE || end == v)
-		return -1;
-	if (*end) {
-		intmax_t factor;
-
-		if (!strcasecmp(end, "k"))
-			factor = 1024;
-		else if (!strcasecmp(end, "m"))
-			factor = 1024 * 1024;
-		else if (!strcasecmp(end, "g"))
-			factor = 1024 * 1024 * 1024;
-		else
-			return -1;
-		if (n > INT_MAX / factor || n < INT_MIN / factor)
-			return -1;
-		n *= factor;
-	}
-	if (n > INT_MAX || n < INT_MIN)
-		return -1;
-	return n != 0;
-}
-
 /*
  * "<candidate>[=<value>]" followed by ',' or ')': sets *end past a ','
  * (or at the ')'), and the value (NULL when absent).
@@ -478,7 +441,7 @@ static int match_bool_arg(const char *to_parse, const char *candidate,
 		return 1;
 	}
 	copy = ga_xstrndup(value, len);
-	v = maybe_bool(copy);
+	v = config_maybe_bool(copy);
 	free(copy);
 	if (v < 0)
 		return 0;

@@ -69,6 +69,12 @@ int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
  * values come from a cached config set), and neither do these.
  */
 int config_parse_bool(int *out, const char *name, const char *value);
+
+/*
+ * git's git_parse_maybe_bool(): 1 or 0 for a boolean `value` as
+ * config_parse_bool() reads it, -1 (and no message) for anything else.
+ */
+int config_maybe_bool(const char *value);
 int config_parse_int(int *out, const char *name, const char *value);
 int config_parse_int64(int64_t *out, const char *name, const char *value);
 int config_parse_ulong(unsigned long *out, const char *name,
