@@ -1410,20 +1410,6 @@ static int apply_filter(struct convert *conv, struct ga_buf *dst,
  * The pipeline
  */
 
-int convert_to_worktree(struct ga_buf *out, struct convert *conv,
-			const char *path, const char *oid_hex,
-			const unsigned char *data, size_t len,
-			const struct attr_value *attrs)
-{
-	int changed, error;
-
-	error = convert_maybe(out, &changed, conv, path, oid_hex, data, len,
-			      attrs);
-	if (!error && !changed)
-		ga_buf_put(out, data, len);
-	return error;
-}
-
 int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 		  const char *path, const char *oid_hex,
 		  const unsigned char *data, size_t len,
@@ -1502,32 +1488,20 @@ int convert_is_identity(struct convert *conv, const struct attr_value *attrs)
 		output_eol(conv, ca.crlf_action) != EOL_CRLF;
 }
 
-int convert_finish(struct convert *conv)
-{
-	struct subprocess *sp;
-
-	if (!conv)
-		return 0;
-	/*
-	 * At exit git closes a filter's pipes, which asks it to shut down,
-	 * and waits; only a death by signal is reported.
-	 */
-	while ((sp = conv->procs)) {
-		conv->procs = sp->next;
-		child_wait(&sp->child, sp->cmd);
-		subprocess_free(sp);
-	}
-	return 0;
-}
-
 void convert_free(struct convert *conv)
 {
 	struct subprocess *sp;
 
 	if (!conv)
 		return;
+	/*
+	 * git's exit handler for a process filter closes its pipes, which
+	 * asks it to shut down, and waits with finish_command(): a death
+	 * by signal gets its "error:" line.
+	 */
 	while ((sp = conv->procs)) {
 		conv->procs = sp->next;
+		child_wait(&sp->child, sp->cmd);
 		subprocess_free(sp);
 	}
 	free_drivers(conv);
