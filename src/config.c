@@ -1845,27 +1845,12 @@ int config_get_bool(int *out, const struct ga_config *cfg, const char *name)
 	return e ? config_parse_bool(out, e->name, e->value) : GA_ENOTFOUND;
 }
 
-int config_get_int(int *out, const struct ga_config *cfg, const char *name)
-{
-	const struct entry *e = table_find(cfg->tab, name);
-
-	return e ? config_parse_int(out, e->name, e->value) : GA_ENOTFOUND;
-}
-
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
 		     const char *name)
 {
 	const struct entry *e = table_find(cfg->tab, name);
 
 	return e ? config_parse_int64(out, e->name, e->value) : GA_ENOTFOUND;
-}
-
-int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
-		     const char *name)
-{
-	const struct entry *e = table_find(cfg->tab, name);
-
-	return e ? config_parse_ulong(out, e->name, e->value) : GA_ENOTFOUND;
 }
 
 const char *config_origin(const struct ga_config *cfg, const char *name)

@@ -48,15 +48,10 @@ int config_get_string(const char **out, const struct ga_config *cfg,
  * Booleans and integers parsed as git parses them (true/yes/on/1, base
  * auto-detected integers with k/m/g units).  GA_ENOTFOUND when unset;
  * GA_ERROR with git's "bad boolean/numeric config value" message when
- * malformed.  The _int and _ulong forms have the ranges of git's
- * git_config_int() (tar.umask) and git_config_ulong()
- * (core.bigFileThreshold): "out of range" beyond them.
+ * malformed ("out of range" beyond int64 for config_get_int64()).
  */
 int config_get_bool(int *out, const struct ga_config *cfg, const char *name);
-int config_get_int(int *out, const struct ga_config *cfg, const char *name);
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
-		     const char *name);
-int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
 		     const char *name);
 
 /*
