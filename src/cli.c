@@ -215,18 +215,6 @@ struct parser {
 	void *payload;
 };
 
-static const char *skip_prefix(const char *s, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return strncmp(s, prefix, n) ? NULL : s + n;
-}
-
-static int starts_with(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 static void keep(struct parser *p, const char *arg)
 {
 	/* one more for the NULL that ends pass1_args */
@@ -369,17 +357,17 @@ static int parse_long(struct parser *p, const char *arg)
 		arg_end = arg + strlen(arg);
 	for (i = 0; i < p->nr_opts; i++) {
 		const struct optspec *o = &p->opts[i];
-		const char *rest, *name = o->long_name;
+		const char *rest = NULL, *name = o->long_name;
 		int spell = SPELL_LONG, abbreviated = 0;
 
 		if (!name)
 			continue;
 		if ((o->flags & OPTF_LOCAL) && (p->flags & PARSE_REMOTE))
 			continue;
-		rest = skip_prefix(arg, name);
-		if (!rest && (o->flags & OPTF_EXACT)) {
-			if (!starts_with(arg, "no-") ||
-			    !(rest = skip_prefix(arg + 3, name)) ||
+		if (!ga_skip_prefix(arg, name, &rest) &&
+		    (o->flags & OPTF_EXACT)) {
+			if (!ga_skip_prefix(arg, "no-", &rest) ||
+			    !ga_skip_prefix(rest, name, &rest) ||
 			    (*rest && *rest != '='))
 				continue;
 			spell = SPELL_UNSET;
@@ -389,17 +377,16 @@ static int parse_long(struct parser *p, const char *arg)
 				abbreviated = 1;
 			} else if (o->flags & OPTF_NONEG) {
 				continue;
-			} else if (starts_with("no-", arg)) {
+			} else if (ga_starts_with("no-", arg)) {
 				/* "--n", "--no", "--no-": every negation */
 				spell = SPELL_UNSET;
 				abbreviated = 1;
-			} else if (!starts_with(arg, "no-")) {
+			} else if (!ga_starts_with(arg, "no-")) {
 				continue;
 			} else {
 				spell = SPELL_UNSET;
-				rest = skip_prefix(arg + 3, name);
-				if (!rest) {
-					if (!starts_with(name, arg + 3))
+				if (!ga_skip_prefix(arg + 3, name, &rest)) {
+					if (!ga_starts_with(name, arg + 3))
 						continue;
 					abbreviated = 1;
 				}
@@ -450,13 +437,13 @@ static int check_typos(const struct parser *p, const char *arg)
 
 	if (strlen(arg) < 3)
 		return 0;
-	if (starts_with(arg, "no-"))
+	if (ga_starts_with(arg, "no-"))
 		goto typo;
 	for (i = 0; i < p->nr_opts; i++) {
 		const struct optspec *o = &p->opts[i];
 
 		if (o->long_name && !(o->flags & OPTF_EXT) &&
-		    starts_with(o->long_name, arg))
+		    ga_starts_with(o->long_name, arg))
 			goto typo;
 	}
 	return 0;

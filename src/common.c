@@ -3,10 +3,12 @@
  * the small I/O and parsing helpers several stages share.
  */
 #include "garchive/common.h"
+#include "sane-ctype.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,9 @@
 
 #include <git2/errors.h>
 #include <zlib.h>
+
+/* git's system_path() base for "%(prefix)/" (Debian's git: /usr). */
+#define GA_GIT_PREFIX "/usr"
 
 /*
  * One slot per thread, as libgit2's: a worker's failure never overwrites
@@ -368,6 +373,200 @@ void ga_buf_release(struct ga_buf *buf)
 	free(buf->ptr);
 	buf->ptr = NULL;
 	buf->len = buf->alloc = 0;
+}
+
+void ga_buf_addchars(struct ga_buf *buf, int c, size_t n)
+{
+	ga_buf_grow(buf, n);
+	memset(buf->ptr + buf->len, c, n);
+	buf->len += n;
+	buf->ptr[buf->len] = '\0';
+}
+
+void ga_buf_insert(struct ga_buf *buf, size_t pos, const void *data,
+		   size_t len)
+{
+	ga_buf_grow(buf, len);
+	memmove(buf->ptr + pos + len, buf->ptr + pos, buf->len - pos);
+	memcpy(buf->ptr + pos, data, len);
+	buf->len += len;
+	buf->ptr[buf->len] = '\0';
+}
+
+void ga_buf_swap(struct ga_buf *a, struct ga_buf *b)
+{
+	struct ga_buf t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+void ga_buf_rtrim(struct ga_buf *buf, size_t floor)
+{
+	size_t len = buf->len;
+
+	while (len > floor && ga_isspace((unsigned char)buf->ptr[len - 1]))
+		len--;
+	ga_buf_setlen(buf, len);
+}
+
+void ga_strvec_push(struct ga_strvec *sv, char *owned)
+{
+	GA_ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
+	sv->v[sv->nr++] = owned;
+	sv->v[sv->nr] = NULL;
+}
+
+int ga_strvec_has(const struct ga_strvec *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->nr; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
+static int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ga_strvec_sort(struct ga_strvec *sv)
+{
+	if (sv->nr)
+		qsort(sv->v, sv->nr, sizeof(*sv->v), strv_cmp);
+}
+
+void ga_strvec_clear(struct ga_strvec *sv)
+{
+	ga_strv_free(sv->v);
+	sv->v = NULL;
+	sv->nr = sv->alloc = 0;
+}
+
+void ga_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int ga_starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int ga_skip_prefix(const char *s, const char *prefix, const char **out)
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(s, prefix, n))
+		return 0;
+	*out = s + n;
+	return 1;
+}
+
+void ga_sq_quote(struct ga_buf *dst, const char *src)
+{
+	ga_buf_putc(dst, '\'');
+	while (*src) {
+		size_t len = strcspn(src, "'!");
+
+		ga_buf_put(dst, src, len);
+		src += len;
+		while (*src == '\'' || *src == '!') {
+			ga_buf_puts(dst, "'\\");
+			ga_buf_putc(dst, *src++);
+			ga_buf_putc(dst, '\'');
+		}
+	}
+	ga_buf_putc(dst, '\'');
+}
+
+char *ga_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	return ga_xstrfmt("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/",
+			  name);
+}
+
+int ga_normalize_path(char *dst, const char *src)
+{
+	char *start;
+
+	if (*src == '/')
+		*dst++ = *src++;
+	start = dst;
+	while (*src == '/')
+		src++;
+	for (;;) {
+		char c = *src;
+
+		if (c == '.') {
+			if (!src[1]) {
+				src++;		/* "." at the end */
+			} else if (src[1] == '/') {
+				src += 2;	/* "./" */
+				while (*src == '/')
+					src++;
+				continue;
+			} else if (src[1] == '.' &&
+				   (!src[2] || src[2] == '/')) {
+				src += 2;	/* ".." or "../" */
+				while (*src == '/')
+					src++;
+				/* Go up one level: dst[-1] is '/'. */
+				dst--;
+				if (dst <= start)
+					return -1;
+				while (start < dst && dst[-1] != '/')
+					dst--;
+				continue;
+			}
+		}
+		while ((c = *src++) && c != '/')
+			*dst++ = c;
+		if (!c)
+			break;
+		*dst++ = '/';
+		while (*src == '/')
+			src++;
+	}
+	*dst = '\0';
+	return 0;
+}
+
+char *ga_interpolate_path(const char *path, int real_home)
+{
+	const char *rest, *home;
+	struct passwd *pw;
+	char *user, *real, *out;
+
+	if (ga_skip_prefix(path, "%(prefix)/", &rest))
+		return ga_xstrfmt("%s/%s", GA_GIT_PREFIX, rest);
+	if (path[0] != '~')
+		return ga_xstrdup(path);
+	rest = strchrnul(path, '/');
+	if (rest == path + 1) {
+		if (!(home = getenv("HOME")))
+			return NULL;
+		if (real_home && (real = realpath(home, NULL))) {
+			out = ga_xstrfmt("%s%s", real, rest);
+			free(real);
+			return out;
+		}
+		return ga_xstrfmt("%s%s", home, rest);
+	}
+	user = ga_xstrndup(path + 1, (size_t)(rest - path - 1));
+	pw = getpwnam(user);
+	free(user);
+	if (!pw)
+		return NULL;
+	return ga_xstrfmt("%s%s", pw->pw_dir, rest);
 }
 
 /*

@@ -11,11 +11,11 @@
  */
 #include "garchive/config.h"
 #include "garchive/common.h"
+#include "sane-ctype.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +26,6 @@
 
 #define CONFIG_MAX_INCLUDE_DEPTH 10
 #define CONFIG_SYSTEM_FILE "/etc/gitconfig"
-/* git's system_path() base for "%(prefix)/" (Debian's git: /usr). */
-#define CONFIG_GIT_PREFIX "/usr"
 
 /* What a backend hands libgit2 (see libgit2.h), and the entry in it. */
 #ifdef GA_LIBGIT2_BACKEND_ENTRY
@@ -66,31 +64,11 @@ struct ga_config {
 };
 
 /* ------------------------------------------------------------------ */
-/* Characters, as git's sane_ctype sees them (ASCII, locale-free) */
-
-static int c_isspace(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int c_isalpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int c_isalnum(int c)
-{
-	return c_isalpha(c) || (c >= '0' && c <= '9');
-}
-
-static int c_tolower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
+/* Characters */
 
 static int iskeychar(int c)
 {
-	return c_isalnum(c) || c == '-';
+	return ga_isalnum(c) || c == '-';
 }
 
 /* ------------------------------------------------------------------ */
@@ -220,40 +198,6 @@ static void add_entry(struct loader *ld, const struct source *src,
 	e->lg.free = noop_entry_free;
 }
 
-/* git's interpolate_path(): "~/", "~user/" and "%(prefix)/". */
-static char *interpolate_path(const char *path, int real_home)
-{
-	const char *rest;
-
-	if (!strncmp(path, "%(prefix)/", 10))
-		return ga_xstrfmt("%s/%s", CONFIG_GIT_PREFIX, path + 10);
-	if (path[0] != '~')
-		return ga_xstrdup(path);
-	rest = strchrnul(path, '/');
-	if (rest == path + 1) {
-		const char *home = getenv("HOME");
-		char *real;
-		char *out;
-
-		if (!home)
-			return NULL;
-		if (real_home && (real = realpath(home, NULL))) {
-			out = ga_xstrfmt("%s%s", real, rest);
-			free(real);
-			return out;
-		}
-		return ga_xstrfmt("%s%s", home, rest);
-	} else {
-		char *user = ga_xstrndup(path + 1, (size_t)(rest - path - 1));
-		struct passwd *pw = getpwnam(user);
-
-		free(user);
-		if (!pw)
-			return NULL;
-		return ga_xstrfmt("%s%s", pw->pw_dir, rest);
-	}
-}
-
 /* The directory part of `path` with its slash ("" if none). */
 static char *dir_with_slash(const char *path)
 {
@@ -350,7 +294,7 @@ static const char *parse_value(struct parser *p)
 		}
 		if (comment)
 			continue;
-		if (c_isspace(c) && !quote) {
+		if (ga_isspace(c) && !quote) {
 			if (p->value.len)
 				space++;
 			continue;
@@ -403,7 +347,7 @@ static int parse_entry(struct loader *ld, const struct source *src,
 		c = next_char(p);
 		if (p->eof || !iskeychar(c))
 			break;
-		ga_buf_putc(&p->var, c_tolower(c));
+		ga_buf_putc(&p->var, ga_tolower(c));
 	}
 	while (c == ' ' || c == '\t')
 		c = next_char(p);
@@ -428,7 +372,7 @@ static int parse_extended_section(struct parser *p, int c)
 		if (c == '\n')
 			goto incomplete;
 		c = next_char(p);
-	} while (c_isspace(c));
+	} while (ga_isspace(c));
 	if (c != '"')
 		return -1;
 	ga_buf_putc(&p->var, '.');
@@ -462,11 +406,11 @@ static int parse_section(struct parser *p)
 			return -1;
 		if (c == ']')
 			return 0;
-		if (c_isspace(c))
+		if (ga_isspace(c))
 			return parse_extended_section(p, c);
 		if (!iskeychar(c) && c != '.')
 			return -1;
-		ga_buf_putc(&p->var, c_tolower(c));
+		ga_buf_putc(&p->var, ga_tolower(c));
 	}
 }
 
@@ -501,7 +445,7 @@ static int parse_source(struct loader *ld, const struct source *src,
 			comment = 0;
 			continue;
 		}
-		if (comment || c_isspace(c))
+		if (comment || ga_isspace(c))
 			continue;
 		if (c == '#' || c == ';') {
 			comment = 1;
@@ -515,10 +459,10 @@ static int parse_source(struct loader *ld, const struct source *src,
 			baselen = p.var.len;
 			continue;
 		}
-		if (!c_isalpha(c))
+		if (!ga_isalpha(c))
 			break;
 		ga_buf_setlen(&p.var, baselen);
-		ga_buf_putc(&p.var, c_tolower(c));
+		ga_buf_putc(&p.var, ga_tolower(c));
 		ret = parse_entry(ld, src, &p);
 		if (ret < 0) {
 			error = ret;
@@ -601,7 +545,7 @@ static int include_file(struct loader *ld, const struct source *src,
 			  "include.path");
 		return CB_FAILED;
 	}
-	if (!(expanded = interpolate_path(value, 0))) {
+	if (!(expanded = ga_interpolate_path(value, 0))) {
 		ga_report(GA_REPORT_ERROR,
 			  "could not expand include path '%s'", value);
 		return CB_FAILED;
@@ -661,7 +605,7 @@ done:
  */
 static int char_eq(int a, int b, int icase)
 {
-	return icase ? c_tolower(a) == c_tolower(b) : a == b;
+	return icase ? ga_tolower(a) == ga_tolower(b) : a == b;
 }
 
 static int class_has(const char *name, size_t len, int c)
@@ -670,7 +614,7 @@ static int class_has(const char *name, size_t len, int c)
 		const char *name;
 		int (*fn)(int);
 	} classes[] = {
-		{ "alnum", c_isalnum }, { "alpha", c_isalpha },
+		{ "alnum", ga_isalnum }, { "alpha", ga_isalpha },
 	};
 	size_t i;
 
@@ -685,14 +629,14 @@ static int class_has(const char *name, size_t len, int c)
 	if (len == 5 && !strncmp(name, "upper", 5))
 		return c >= 'A' && c <= 'Z';
 	if (len == 5 && !strncmp(name, "space", 5))
-		return c_isspace(c);
+		return ga_isspace(c);
 	if (len == 5 && !strncmp(name, "blank", 5))
 		return c == ' ' || c == '\t';
 	if (len == 6 && !strncmp(name, "xdigit", 6))
 		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
 		       (c >= 'A' && c <= 'F');
 	if (len == 5 && !strncmp(name, "punct", 5))
-		return c > ' ' && c < 127 && !c_isalnum(c);
+		return c > ' ' && c < 127 && !ga_isalnum(c);
 	if (len == 5 && !strncmp(name, "graph", 5))
 		return c > ' ' && c < 127;
 	if (len == 5 && !strncmp(name, "print", 5))
@@ -728,8 +672,8 @@ static int match_class(const char **pp, int t, int icase)
 			if (hi == '\\' && !(hi = (unsigned char)*++p))
 				return -1;
 			if ((t >= prev && t <= hi) ||
-			    (icase && c_tolower(t) >= c_tolower(prev) &&
-			     c_tolower(t) <= c_tolower(hi)))
+			    (icase && ga_tolower(t) >= ga_tolower(prev) &&
+			     ga_tolower(t) <= ga_tolower(hi)))
 				matched = 1;
 			c = -1;
 		} else if (c == '[' && p[1] == ':') {
@@ -742,7 +686,7 @@ static int match_class(const char **pp, int t, int icase)
 			if (r < 0)
 				return -1;
 			if (r || (icase && (class_has(name,
-				(size_t)(end - name), c_tolower(t)) > 0)))
+				(size_t)(end - name), ga_tolower(t)) > 0)))
 				matched = 1;
 			p = end + 1;
 			c = -1;
@@ -840,7 +784,7 @@ static int include_by_gitdir(struct loader *ld, const struct source *src,
 	if (!ld->git_dir)
 		return 0;
 	ga_buf_put(&pat, cond, len);
-	if ((expanded = interpolate_path(pat.ptr, 1))) {
+	if ((expanded = ga_interpolate_path(pat.ptr, 1))) {
 		ga_buf_setlen(&pat, 0);
 		ga_buf_puts(&pat, expanded);
 		free(expanded);
@@ -1087,13 +1031,13 @@ static char *parse_key(const char *key)
 			dot = 1;
 		if (!dot || i > baselen) {
 			if (!iskeychar(c) ||
-			    (i == baselen + 1 && !c_isalpha(c))) {
+			    (i == baselen + 1 && !ga_isalpha(c))) {
 				ga_report(GA_REPORT_ERROR, "invalid key: %s",
 					  key);
 				free(out);
 				return NULL;
 			}
-			c = c_tolower(c);
+			c = ga_tolower(c);
 		} else if (c == '\n') {
 			ga_report(GA_REPORT_ERROR, "invalid key (newline): %s",
 				  key);
@@ -1133,9 +1077,9 @@ static int cmdline_parameter(struct loader *ld, const char *text)
 	char *key;
 	int ret;
 
-	while (len && c_isspace((unsigned char)start[len - 1]))
+	while (len && ga_isspace((unsigned char)start[len - 1]))
 		len--;
-	while (len && c_isspace((unsigned char)*start)) {
+	while (len && ga_isspace((unsigned char)*start)) {
 		start++;
 		len--;
 	}
@@ -1209,7 +1153,7 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
 			return CB_FAILED;
 		}
-		if (!cur || c_isspace((unsigned char)*cur)) {
+		if (!cur || ga_isspace((unsigned char)*cur)) {
 			/* the old 'key=value' form */
 			if ((ret = cmdline_parameter(ld, key)))
 				return ret;
@@ -1221,12 +1165,12 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			if (*cur == '\'') {
 				value = sq_dequote_step(cur, &cur);
 				if (!value ||
-				    (cur && !c_isspace((unsigned char)*cur))) {
+				    (cur && !ga_isspace((unsigned char)*cur))) {
 					ga_report(GA_REPORT_ERROR,
 						  BOGUS_PARAMETERS);
 					return CB_FAILED;
 				}
-			} else if (!*cur || c_isspace((unsigned char)*cur)) {
+			} else if (!*cur || ga_isspace((unsigned char)*cur)) {
 				/* 'key'= is an implicit true */
 				value = NULL;
 			} else {
@@ -1240,7 +1184,7 @@ static int cmdline_env_list(struct loader *ld, char *env)
 			return CB_FAILED;
 		}
 		if (cur)
-			while (c_isspace((unsigned char)*cur))
+			while (ga_isspace((unsigned char)*cur))
 				cur++;
 	}
 	return 0;
@@ -1309,51 +1253,7 @@ static int read_env_parameters(struct loader *ld)
 
 /* --- the stack --- */
 
-/* git's normalize_path_copy() for the system file name: "//", ".", "..". */
-static char *normalize_path(const char *path)
-{
-	struct ga_buf out = GA_BUF_INIT;
-	const char *p = path;
-
-	ga_buf_puts(&out, "");
-	if (*p == '/') {
-		ga_buf_putc(&out, '/');
-		while (*p == '/')
-			p++;
-	}
-	while (*p) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
-
-		if (n == 1 && p[0] == '.') {
-			/* skip */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
-			size_t keep = out.len;
-
-			if (keep && out.ptr[keep - 1] == '/')
-				keep--;
-			while (keep && out.ptr[keep - 1] != '/')
-				keep--;
-			if (!keep && out.len && out.ptr[0] != '/') {
-				/* cannot go above a relative start */
-				ga_buf_release(&out);
-				return ga_xstrdup(path);
-			}
-			ga_buf_setlen(&out, keep ? keep : (out.ptr[0] == '/'));
-		} else {
-			ga_buf_put(&out, p, n);
-			if (*end)
-				ga_buf_putc(&out, '/');
-		}
-		p = end;
-		while (*p == '/')
-			p++;
-	}
-	return ga_buf_detach(&out, NULL);
-}
-
-/* git_env_bool() */
-static int env_bool(int *out, const char *name, int def)
+int config_env_bool(int *out, const char *name, int def)
 {
 	const char *v = getenv(name);
 
@@ -1491,13 +1391,15 @@ static int load_stack(struct loader *ld)
 	const char *home = getenv("HOME");
 	const char *env;
 	char *path = NULL, *user = NULL, *xdg = NULL;
-	int nosystem, error, ret;
+	int nosystem = 0, error, ret;
 
-	if ((error = env_bool(&nosystem, "GIT_CONFIG_NOSYSTEM", 0)) < 0)
+	if ((error = config_env_bool(&nosystem, "GIT_CONFIG_NOSYSTEM", 0)) < 0)
 		return error;
 	if (!nosystem) {
 		env = getenv("GIT_CONFIG_SYSTEM");
-		path = normalize_path(env ? env : CONFIG_SYSTEM_FILE);
+		path = ga_xstrdup(env ? env : CONFIG_SYSTEM_FILE);
+		/* git ignores a ".." above the start, keeping what it has. */
+		(void)ga_normalize_path(path, path);
 		error = read_level(ld, CONFIG_SCOPE_SYSTEM, path, path, 0);
 		free(path);
 		if (error)
@@ -1562,7 +1464,7 @@ static char *canonical_name(const char *name)
 	/* Section and key fold case; a subsection does not. */
 	for (i = 0; out[i]; i++)
 		if (i < lo || i > hi)
-			out[i] = (char)c_tolower((unsigned char)out[i]);
+			out[i] = (char)ga_tolower((unsigned char)out[i]);
 	return out;
 }
 
@@ -1822,33 +1724,6 @@ int config_get_string(const char **out, const struct ga_config *cfg,
 	return 0;
 }
 
-int config_parse_bool(int *out, const char *name, const char *value)
-{
-	int v;
-
-	/* git_parse_maybe_bool(): words, then any integer. */
-	if (!value) {
-		*out = 1;
-		return 0;
-	}
-	if (!*value || !strcasecmp(value, "false") ||
-	    !strcasecmp(value, "no") || !strcasecmp(value, "off")) {
-		*out = 0;
-		return 0;
-	}
-	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
-	    !strcasecmp(value, "on")) {
-		*out = 1;
-		return 0;
-	}
-	if (!config_parse_int(&v, name, value)) {
-		*out = !!v;
-		return 0;
-	}
-	return ga_error_set("bad boolean config value '%s' for '%s'", value,
-			    name);
-}
-
 /* git's get_unit_factor() */
 static uintmax_t unit_factor(const char *end)
 {
@@ -1863,55 +1738,92 @@ static uintmax_t unit_factor(const char *end)
 	return 0;
 }
 
-static int bad_number(const char *name, const char *value, int range)
+/* Why a number was refused: git's EINVAL ("invalid unit") or ERANGE. */
+enum { NUM_INVALID = -1, NUM_RANGE = -2 };
+
+static int bad_number(const char *name, const char *value, int why)
 {
 	return ga_error_set("bad numeric config value '%s' for '%s': %s",
 			    value ? value : "", name,
-			    range ? "out of range" : "invalid unit");
+			    why == NUM_RANGE ? "out of range" : "invalid unit");
 }
 
-/* git_parse_signed(): base auto-detected, k/m/g, |value| <= max. */
-static int parse_signed(intmax_t *out, const char *name, const char *value,
-			intmax_t max)
+/*
+ * git_parse_signed(): base auto-detected, k/m/g, |value| <= max.  A
+ * value without digits ("k") is invalid, as in git.  Returns 0,
+ * NUM_INVALID or NUM_RANGE, and sets no message.
+ */
+static int parse_signed(intmax_t *out, const char *value, intmax_t max)
 {
 	uintmax_t factor, uval;
 	intmax_t val;
 	char *end;
 
 	if (!value || !*value)
-		return bad_number(name, value, 0);
+		return NUM_INVALID;
 	errno = 0;
 	val = strtoimax(value, &end, 0);
 	if (errno == ERANGE)
-		return bad_number(name, value, 1);
-	if (!(factor = unit_factor(end)))
-		return bad_number(name, value, 0);
+		return NUM_RANGE;
+	if (end == value || !(factor = unit_factor(end)))
+		return NUM_INVALID;
 	uval = val < 0 ? -(uintmax_t)val : (uintmax_t)val;
 	if ((uval && factor > UINTMAX_MAX / uval) ||
 	    factor * uval > (uintmax_t)max)
-		return bad_number(name, value, 1);
+		return NUM_RANGE;
 	*out = val * (intmax_t)factor;
+	return 0;
+}
+
+int config_maybe_bool(const char *value)
+{
+	intmax_t v;
+
+	if (!value)
+		return 1;
+	if (!*value || !strcasecmp(value, "false") ||
+	    !strcasecmp(value, "no") || !strcasecmp(value, "off"))
+		return 0;
+	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+	    !strcasecmp(value, "on"))
+		return 1;
+	/* Then any integer, as git_parse_int() reads it. */
+	if (!parse_signed(&v, value, INT_MAX))
+		return v != 0;
+	return -1;
+}
+
+int config_parse_bool(int *out, const char *name, const char *value)
+{
+	int v = config_maybe_bool(value);
+
+	if (v < 0)
+		return ga_error_set("bad boolean config value '%s' for '%s'",
+				    value, name);
+	*out = v;
 	return 0;
 }
 
 int config_parse_int(int *out, const char *name, const char *value)
 {
 	intmax_t v;
-	int error = parse_signed(&v, name, value, INT_MAX);
+	int why = parse_signed(&v, value, INT_MAX);
 
-	if (!error)
-		*out = (int)v;
-	return error;
+	if (why)
+		return bad_number(name, value, why);
+	*out = (int)v;
+	return 0;
 }
 
 int config_parse_int64(int64_t *out, const char *name, const char *value)
 {
 	intmax_t v;
-	int error = parse_signed(&v, name, value, INT64_MAX);
+	int why = parse_signed(&v, value, INT64_MAX);
 
-	if (!error)
-		*out = (int64_t)v;
-	return error;
+	if (why)
+		return bad_number(name, value, why);
+	*out = (int64_t)v;
+	return 0;
 }
 
 int config_parse_ulong(unsigned long *out, const char *name,
@@ -1922,15 +1834,15 @@ int config_parse_ulong(unsigned long *out, const char *name,
 
 	/* strtoumax() would accept a minus sign: git refuses it. */
 	if (!value || !*value || strchr(value, '-'))
-		return bad_number(name, value, 0);
+		return bad_number(name, value, NUM_INVALID);
 	errno = 0;
 	val = strtoumax(value, &end, 0);
 	if (errno == ERANGE)
-		return bad_number(name, value, 1);
-	if (!(factor = unit_factor(end)))
-		return bad_number(name, value, 0);
+		return bad_number(name, value, NUM_RANGE);
+	if (end == value || !(factor = unit_factor(end)))
+		return bad_number(name, value, NUM_INVALID);
 	if ((val && factor > UINTMAX_MAX / val) || factor * val > ULONG_MAX)
-		return bad_number(name, value, 1);
+		return bad_number(name, value, NUM_RANGE);
 	*out = (unsigned long)(val * factor);
 	return 0;
 }
@@ -1942,27 +1854,12 @@ int config_get_bool(int *out, const struct ga_config *cfg, const char *name)
 	return e ? config_parse_bool(out, e->name, e->value) : GA_ENOTFOUND;
 }
 
-int config_get_int(int *out, const struct ga_config *cfg, const char *name)
-{
-	const struct entry *e = table_find(cfg->tab, name);
-
-	return e ? config_parse_int(out, e->name, e->value) : GA_ENOTFOUND;
-}
-
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
 		     const char *name)
 {
 	const struct entry *e = table_find(cfg->tab, name);
 
 	return e ? config_parse_int64(out, e->name, e->value) : GA_ENOTFOUND;
-}
-
-int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
-		     const char *name)
-{
-	const struct entry *e = table_find(cfg->tab, name);
-
-	return e ? config_parse_ulong(out, e->name, e->value) : GA_ENOTFOUND;
 }
 
 const char *config_origin(const struct ga_config *cfg, const char *name)
@@ -2053,7 +1950,7 @@ int config_safe_directory(int *out, const struct ga_config *cfg,
 			continue;
 		}
 		/* Compared as written, after "~" (no realpath, no "/"). */
-		if (!(expanded = interpolate_path(e->value, 0)))
+		if (!(expanded = ga_interpolate_path(e->value, 0)))
 			return ga_error_set("failed to expand user dir in: "
 					    "'%s'", e->value);
 		if (!strcmp(expanded, path))

@@ -51,22 +51,12 @@ int convert_new(struct convert **out, const struct ga_config *cfg,
 		const char *workdir, const struct convert_meta *meta);
 
 /*
- * Convert the blob `oid_hex` stored at `path` (relative to the archived
- * tree) from repository form to work-tree form.  `attrs` holds the
- * values of convert_attr_names for that path.  On success *out holds the
- * result (or a copy of the input when nothing applies) and 0 is
- * returned.  Errors use git's wording, e.g.
+ * Convert the blob `oid_hex` (NULL: the blob is hashed here) stored at `path` (relative to the archived tree) from repository form
+ * to work-tree form.  `attrs` holds the values of convert_attr_names for
+ * that path.  Returns 0 and sets *changed: 1 when *out holds the new
+ * content, 0 when the input is already the work-tree form (and *out is
+ * left empty, so nothing is copied).  Errors use git's wording, e.g.
  * "<path>: smudge filter <name> failed" (GA_ERROR).
- */
-int convert_to_worktree(struct ga_buf *out, struct convert *conv,
-			const char *path, const char *oid_hex,
-			const unsigned char *data, size_t len,
-			const struct attr_value *attrs);
-
-/*
- * The same, without copying when nothing applies: *changed says whether
- * *out holds new content (1) or was left empty because the input is
- * already the work-tree form (0).
  */
 int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 		  const char *path, const char *oid_hex,
@@ -81,10 +71,9 @@ int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 int convert_is_identity(struct convert *conv, const struct attr_value *attrs);
 
 /*
- * Stop a running process filter (and check how it ended) and free.
- * convert_finish() may fail; convert_free() never does.
+ * Stop the process filters as git does at exit (closing their pipes asks
+ * them to shut down; they are waited for) and free.  Never fails.
  */
-int convert_finish(struct convert *conv);
 void convert_free(struct convert *conv);
 
 #endif

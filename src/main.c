@@ -705,27 +705,6 @@ static char *default_global_attributes(void)
 	return NULL;
 }
 
-/* Expand a leading "~/" as git does for core.attributesFile. */
-static char *expand_home(const char *path)
-{
-	const char *home = getenv("HOME");
-
-	if (!strncmp(path, "~/", 2) && home)
-		return ga_xstrfmt("%s%s", home, path + 1);
-	return ga_xstrdup(path);
-}
-
-/* A boolean environment variable, parsed and refused as git does. */
-static int env_bool(int *out, const char *name)
-{
-	const char *v = getenv(name);
-
-	*out = 0;
-	if (!v)
-		return 0;
-	return config_parse_bool(out, name, v);
-}
-
 /*
  * info/attributes as git names it in warnings: after its own $GIT_DIR,
  * which is GIT_DIR as given, ".git" from a work tree, nothing when run
@@ -827,13 +806,18 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->toplevel = r->toplevel;
 	wo->pathspec_env.bare = !workdir;
 
-	if ((error = env_bool(&nosystem, "GIT_ATTR_NOSYSTEM")) < 0)
+	if ((error = config_env_bool(&nosystem, "GIT_ATTR_NOSYSTEM", 0)) < 0)
 		return error;
 	if (!nosystem)
 		wo->attr_system_file = SYSTEM_ATTRIBUTES;
 	if (config_get_string(&attrfile, r->config,
 			      "core.attributesfile") == 0 && attrfile) {
-		r->attr_global = expand_home(attrfile);
+		/*
+		 * git dies when "~" cannot be expanded (no HOME, no such
+		 * user); garchive looks for the name as it is.
+		 */
+		if (!(r->attr_global = ga_interpolate_path(attrfile, 0)))
+			r->attr_global = ga_xstrdup(attrfile);
 		/*
 		 * git has changed to the top of the work tree and opens
 		 * a relative name there; in a bare repository it stays
@@ -855,14 +839,14 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	r->attr_info_shown = info_attributes_name(r);
 	wo->attr_info_file_shown = r->attr_info_shown;
 
-	if ((error = env_bool(&wo->pathspec_env.literal,
-			      "GIT_LITERAL_PATHSPECS")) < 0 ||
-	    (error = env_bool(&wo->pathspec_env.glob,
-			      "GIT_GLOB_PATHSPECS")) < 0 ||
-	    (error = env_bool(&wo->pathspec_env.noglob,
-			      "GIT_NOGLOB_PATHSPECS")) < 0 ||
-	    (error = env_bool(&wo->pathspec_env.icase,
-			      "GIT_ICASE_PATHSPECS")) < 0)
+	if ((error = config_env_bool(&wo->pathspec_env.literal,
+				     "GIT_LITERAL_PATHSPECS", 0)) < 0 ||
+	    (error = config_env_bool(&wo->pathspec_env.glob,
+				     "GIT_GLOB_PATHSPECS", 0)) < 0 ||
+	    (error = config_env_bool(&wo->pathspec_env.noglob,
+				     "GIT_NOGLOB_PATHSPECS", 0)) < 0 ||
+	    (error = config_env_bool(&wo->pathspec_env.icase,
+				     "GIT_ICASE_PATHSPECS", 0)) < 0)
 		return error;
 	return 0;
 }

@@ -3,7 +3,8 @@
  */
 #include "pathcheck.h"
 
-#include <ctype.h>
+#include "sane-ctype.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -67,7 +68,7 @@ static int is_ntfs_dotgitmodules(const char *c)
 		if (is_sep(c[i]))
 			return 0;
 		if (tilde) {
-			if (!isdigit((unsigned char)c[i]))
+			if (!ga_isdigit((unsigned char)c[i]))
 				return 0;
 		} else if (c[i] == '~') {
 			if (c[i + 1] < '1' || c[i + 1] > '9')
@@ -75,7 +76,7 @@ static int is_ntfs_dotgitmodules(const char *c)
 			i++;
 			tilde = 1;
 		} else if (i >= 6 || (c[i] & 0x80) ||
-			   tolower((unsigned char)c[i]) != fallback[i]) {
+			   ga_tolower((unsigned char)c[i]) != fallback[i]) {
 			return 0;
 		}
 	}
@@ -121,7 +122,7 @@ static long next_hfs_char(const char **in)
 		    (cp >= 0x202a && cp <= 0x202e) ||
 		    (cp >= 0x206a && cp <= 0x206f) || cp == 0xfeff)
 			continue;
-		return cp < 0x80 ? tolower((int)cp) : cp;
+		return cp < 0x80 ? ga_tolower((int)cp) : cp;
 	}
 }
 

@@ -22,6 +22,7 @@
 
 #include "attr.h"
 #include "garchive/common.h"
+#include "sane-ctype.h"
 #include "wildmatch.h"
 
 #include <errno.h>
@@ -110,18 +111,13 @@ static size_t simple_length(const char *s)
 	return n;
 }
 
-static int ascii_lower(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c;
-}
-
 static int ascii_ncasecmp(const char *a, const char *b, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int x = ascii_lower((unsigned char)a[i]);
-		int y = ascii_lower((unsigned char)b[i]);
+		int x = ga_tolower((unsigned char)a[i]);
+		int y = ga_tolower((unsigned char)b[i]);
 
 		if (x != y)
 			return x - y;
@@ -344,57 +340,6 @@ static int parse_short_magic(unsigned int *magic, const char *elem,
 }
 
 /*
- * git's normalize_path_copy(): collapse "//", "." and ".." (a leading
- * "/" is kept).  A trailing slash stays.  Returns -1 when ".." climbs
- * above the start.
- */
-static int normalize_path(char *dst, const char *src)
-{
-	char *start;
-
-	if (*src == '/')
-		*dst++ = *src++;
-	start = dst;
-	while (*src == '/')
-		src++;
-	for (;;) {
-		char c = *src;
-
-		if (c == '.') {
-			if (!src[1]) {
-				src++;		/* "." at the end */
-			} else if (src[1] == '/') {
-				src += 2;	/* "./" */
-				while (*src == '/')
-					src++;
-				continue;
-			} else if (src[1] == '.' &&
-				   (!src[2] || src[2] == '/')) {
-				src += 2;	/* ".." or "../" */
-				while (*src == '/')
-					src++;
-				/* Go up one level: dst[-1] is '/'. */
-				dst--;
-				if (dst <= start)
-					return -1;
-				while (start < dst && dst[-1] != '/')
-					dst--;
-				continue;
-			}
-		}
-		while ((c = *src++) && c != '/')
-			*dst++ = c;
-		if (!c)
-			break;
-		*dst++ = '/';
-		while (*src == '/')
-			src++;
-	}
-	*dst = '\0';
-	return 0;
-}
-
-/*
  * git's strbuf_realpath() for one path: symlinks resolved, only the last
  * component may be missing.  Returns 0 (result in *out), or GA_ERROR
  * with "Invalid path '<p>': <strerror>".
@@ -508,7 +453,7 @@ static int prefix_path(char **out, const char *path, const char *top,
 	char *norm = ga_xmalloc(strlen(path) + 1);
 	int ret;
 
-	if (normalize_path(norm, path) < 0) {
+	if (ga_normalize_path(norm, path) < 0) {
 		free(norm);
 		return 1;
 	}

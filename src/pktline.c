@@ -6,6 +6,7 @@
 #include "garchive/common.h"
 #include "garchive/filter.h"
 #include "garchive/remote.h"
+#include "sane-ctype.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -306,18 +307,6 @@ static const struct keyword keywords[] = {
 	{ "error", "\033[1;31m" },
 };
 
-/* git's own ctype: ASCII only, and space is " \t\n\r". */
-static int is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int is_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z');
-}
-
 /* Add one line's text, highlighting a leading keyword when asked. */
 static void add_colorized(struct ga_buf *dst, const char *src, size_t n,
 			  const struct sideband_style *style)
@@ -328,7 +317,7 @@ static void add_colorized(struct ga_buf *dst, const char *src, size_t n,
 		ga_buf_put(dst, src, n);
 		return;
 	}
-	while (n && is_space(*src)) {
+	while (n && ga_isspace(*src)) {
 		ga_buf_putc(dst, *src++);
 		n--;
 	}
@@ -338,7 +327,7 @@ static void add_colorized(struct ga_buf *dst, const char *src, size_t n,
 		if (n < len)
 			continue;
 		if (!strncasecmp(keywords[i].word, src, len) &&
-		    (len == n || !is_alnum(src[len]))) {
+		    (len == n || !ga_isalnum(src[len]))) {
 			ga_buf_puts(dst, keywords[i].color);
 			ga_buf_put(dst, src, len);
 			ga_buf_puts(dst, "\033[m");

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,31 +314,6 @@ done:
 
 /* ---- entering the repository ---- */
 
-static char *expand_user_path(const char *path)
-{
-	const char *slash = strchr(path, '/');
-	size_t ulen = slash ? (size_t)(slash - path - 1) : strlen(path) - 1;
-	const char *home;
-	struct passwd *pw;
-	char *user;
-
-	if (path[0] != '~')
-		return ga_xstrdup(path);
-	if (!ulen) {
-		home = getenv("HOME");
-		if (!home)
-			return NULL;
-	} else {
-		user = ga_xstrndup(path + 1, ulen);
-		pw = getpwnam(user);
-		free(user);
-		if (!pw)
-			return NULL;
-		home = pw->pw_dir;
-	}
-	return ga_xstrfmt("%s%s", home, slash ? slash : "");
-}
-
 static int is_git_directory(const char *path)
 {
 	git_repository *repo = NULL;
@@ -409,7 +383,9 @@ int remote_enter_repo(git_repository **out, const char *path,
 	if (len >= PATH_MAX)
 		return not_a_repository(path);
 	candidate = ga_xstrndup(path, len);
-	base = expand_user_path(candidate);
+	/* enter_repo(): only a leading '~' is expanded, not "%(prefix)/". */
+	base = candidate[0] == '~' ? ga_interpolate_path(candidate, 0)
+				   : ga_xstrdup(candidate);
 	free(candidate);
 	candidate = NULL;
 	if (!base)

@@ -6,7 +6,6 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "transport.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -90,7 +89,7 @@ int safedir_refuse(const char *shown)
 		    !(*p >= '0' && *p <= '9') && !strchr("+,-./:=@_^", *p))
 			break;
 	if (*p || !*shown)
-		transport_sq_quote(&quoted, shown);
+		ga_sq_quote(&quoted, shown);
 	else
 		ga_buf_puts(&quoted, shown);
 	ga_error_set("detected dubious ownership in repository at '%s'\n"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <git2.h>
+#include "libgit2.h"
 
 /* A repository whose tree is archived: the top one or a submodule. */
 struct level {

@@ -1,7 +1,7 @@
 /*
  * tar.c: the ustar/pax writer, byte for byte what git archive writes.
  *
- * Layout (fact sheet §4-§5): 512-byte records; an optional pax global
+ * Layout (git's archive-tar.c): 512-byte records; an optional pax global
  * header carrying the commit id; per entry an optional pax extended
  * header (path, linkpath, size records), the ustar header, the content
  * padded to 512; at the end zeros up to the next 10240-byte block, plus

@@ -60,28 +60,6 @@ static const char *const local_repo_env[] = {
 	NULL
 };
 
-/* A NULL-terminated, growable array of owned strings. */
-struct strv {
-	char **v;
-	size_t nr, alloc;
-};
-
-static void strv_push(struct strv *s, char *owned)
-{
-	GA_ALLOC_GROW(s->v, s->nr + 2, s->alloc);
-	s->v[s->nr++] = owned;
-	s->v[s->nr] = NULL;
-}
-
-static void strv_free(char **v)
-{
-	size_t i;
-
-	for (i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Write one of git's diagnostics that do not end the run. */
 static void say(int fd, const char *prefix, const char *msg)
 {
@@ -403,23 +381,6 @@ done:
 	return error;
 }
 
-void transport_sq_quote(struct ga_buf *dst, const char *src)
-{
-	ga_buf_putc(dst, '\'');
-	while (*src) {
-		size_t len = strcspn(src, "'!");
-
-		ga_buf_put(dst, src, len);
-		src += len;
-		while (*src == '\'' || *src == '!') {
-			ga_buf_puts(dst, "'\\");
-			ga_buf_putc(dst, *src++);
-			ga_buf_putc(dst, '\'');
-		}
-	}
-	ga_buf_putc(dst, '\'');
-}
-
 /* ---- policy: protocol.version, protocol.*.allow ---- */
 
 static int protocol_version(int *out, const struct ga_config *cfg)
@@ -696,17 +657,18 @@ static enum ssh_variant determine_ssh_variant(const struct ga_config *cfg,
 	return variant;
 }
 
-static int push_ssh_options(struct strv *args, struct strv *env,
+static int push_ssh_options(struct ga_strvec *args, struct ga_strvec *env,
 			    enum ssh_variant variant, const char *port,
 			    int version)
 {
 	if (variant == VARIANT_SSH && version > 0) {
-		strv_push(args, ga_xstrdup("-o"));
-		strv_push(args, ga_xstrdup("SendEnv=GIT_PROTOCOL"));
-		strv_push(env, ga_xstrfmt("GIT_PROTOCOL=version=%d", version));
+		ga_strvec_push(args, ga_xstrdup("-o"));
+		ga_strvec_push(args, ga_xstrdup("SendEnv=GIT_PROTOCOL"));
+		ga_strvec_push(env,
+			       ga_xstrfmt("GIT_PROTOCOL=version=%d", version));
 	}
 	if (variant == VARIANT_TORTOISEPLINK)
-		strv_push(args, ga_xstrdup("-batch"));
+		ga_strvec_push(args, ga_xstrdup("-batch"));
 	if (!port)
 		return 0;
 	switch (variant) {
@@ -716,15 +678,15 @@ static int push_ssh_options(struct strv *args, struct strv *env,
 		return ga_error_set("ssh variant 'simple' does not support "
 				    "setting port");
 	case VARIANT_SSH:
-		strv_push(args, ga_xstrdup("-p"));
+		ga_strvec_push(args, ga_xstrdup("-p"));
 		break;
 	case VARIANT_PLINK:
 	case VARIANT_PUTTY:
 	case VARIANT_TORTOISEPLINK:
-		strv_push(args, ga_xstrdup("-P"));
+		ga_strvec_push(args, ga_xstrdup("-P"));
 		break;
 	}
-	strv_push(args, ga_xstrdup(port));
+	ga_strvec_push(args, ga_xstrdup(port));
 	return 0;
 }
 
@@ -737,15 +699,15 @@ static enum ssh_variant detect_ssh(const struct transport_options *o,
 				   const char *port, const char *host,
 				   int version)
 {
-	struct strv args = { 0 }, env = { 0 };
+	struct ga_strvec args = GA_STRVEC_INIT, env = GA_STRVEC_INIT;
 	struct child c = CHILD_INIT;
 	enum ssh_variant variant = VARIANT_SIMPLE;
 	int code;
 
-	strv_push(&args, ga_xstrdup(ssh));
-	strv_push(&args, ga_xstrdup("-G"));
+	ga_strvec_push(&args, ga_xstrdup(ssh));
+	ga_strvec_push(&args, ga_xstrdup("-G"));
 	(void)push_ssh_options(&args, &env, VARIANT_SSH, port, version);
-	strv_push(&args, ga_xstrdup(host));
+	ga_strvec_push(&args, ga_xstrdup(host));
 	c.argv = (const char *const *)args.v;
 	c.env = (const char *const *)env.v;
 	c.use_shell = use_shell;
@@ -758,13 +720,14 @@ static enum ssh_variant detect_ssh(const struct transport_options *o,
 		variant = VARIANT_SSH;
 	}
 	ga_error_clear();
-	strv_free(args.v);
-	strv_free(env.v);
+	ga_strv_free(args.v);
+	ga_strv_free(env.v);
 	return variant;
 }
 
-static int fill_ssh_args(struct transport *t, struct strv *args,
-			 struct strv *env, const struct transport_options *o,
+static int fill_ssh_args(struct transport *t, struct ga_strvec *args,
+			 struct ga_strvec *env,
+			 const struct transport_options *o,
 			 const char *host, const char *port, int version)
 {
 	const char *ssh = getenv("GIT_SSH_COMMAND");
@@ -788,7 +751,7 @@ static int fill_ssh_args(struct transport *t, struct strv *args,
 	if (variant == VARIANT_AUTO)
 		variant = detect_ssh(o, ssh, t->child.use_shell, port, host,
 				     version);
-	strv_push(args, ga_xstrdup(ssh));
+	ga_strvec_push(args, ga_xstrdup(ssh));
 	return push_ssh_options(args, env, variant, port, version);
 }
 
@@ -798,7 +761,7 @@ static int connect_process(struct transport *t,
 			   enum protocol proto, char *hostandport,
 			   const char *path, int version)
 {
-	struct strv args = { 0 }, env = { 0 };
+	struct ga_strvec args = GA_STRVEC_INIT, env = GA_STRVEC_INIT;
 	struct ga_buf cmd = GA_BUF_INIT;
 	size_t i;
 	int error;
@@ -809,9 +772,9 @@ static int connect_process(struct transport *t,
 	}
 	ga_buf_puts(&cmd, o->exec);
 	ga_buf_putc(&cmd, ' ');
-	transport_sq_quote(&cmd, path);
+	ga_sq_quote(&cmd, path);
 	for (i = 0; local_repo_env[i]; i++)
-		strv_push(&env, ga_xstrdup(local_repo_env[i]));
+		ga_strvec_push(&env, ga_xstrdup(local_repo_env[i]));
 	t->child.use_shell = 1;
 	if (proto == PROTO_SSH) {
 		char *host = hostandport;
@@ -825,15 +788,16 @@ static int connect_process(struct transport *t,
 		if ((error = fill_ssh_args(t, &args, &env, o, host, port,
 					   version)) < 0)
 			goto done;
-		strv_push(&args, ga_xstrdup(host));
+		ga_strvec_push(&args, ga_xstrdup(host));
 	} else {
 		if ((error = check_allowed(o->config, "file")) < 0)
 			goto done;
 		if (version > 0)
-			strv_push(&env, ga_xstrfmt("GIT_PROTOCOL=version=%d",
-						   version));
+			ga_strvec_push(&env,
+				       ga_xstrfmt("GIT_PROTOCOL=version=%d",
+						  version));
 	}
-	strv_push(&args, ga_buf_detach(&cmd, NULL));
+	ga_strvec_push(&args, ga_buf_detach(&cmd, NULL));
 	t->argv = args.v;
 	t->env = env.v;
 	args.v = env.v = NULL;
@@ -852,8 +816,8 @@ static int connect_process(struct transport *t,
 	error = 0;
 done:
 	ga_buf_release(&cmd);
-	strv_free(args.v);
-	strv_free(env.v);
+	ga_strv_free(args.v);
+	ga_strv_free(env.v);
 	return error;
 }
 
@@ -1008,7 +972,7 @@ static int connect_helper(struct transport *t,
 			  const char *name, const char *url)
 {
 	struct ga_buf line = GA_BUF_INIT;
-	struct strv args = { 0 }, env = { 0 };
+	struct ga_strvec args = GA_STRVEC_INIT, env = GA_STRVEC_INIT;
 	const char *colon = strchr(url, ':');
 	int error, has_connect = 0, has_option = 0;
 
@@ -1017,12 +981,12 @@ static int connect_helper(struct transport *t,
 	/* The helper gets the address without its "<helper>::". */
 	if (colon && colon[1] == ':')
 		url = colon + 2;
-	strv_push(&args, ga_xstrdup("git"));
-	strv_push(&args, ga_xstrfmt("remote-%s", name));
-	strv_push(&args, ga_xstrdup(o->remote));
-	strv_push(&args, ga_xstrdup(url));
+	ga_strvec_push(&args, ga_xstrdup("git"));
+	ga_strvec_push(&args, ga_xstrfmt("remote-%s", name));
+	ga_strvec_push(&args, ga_xstrdup(o->remote));
+	ga_strvec_push(&args, ga_xstrdup(url));
 	if (o->git_dir)
-		strv_push(&env, ga_xstrfmt("GIT_DIR=%s", o->git_dir));
+		ga_strvec_push(&env, ga_xstrfmt("GIT_DIR=%s", o->git_dir));
 	t->argv = args.v;
 	t->env = env.v;
 	t->child.argv = (const char *const *)t->argv;
@@ -1235,8 +1199,8 @@ void transport_release(struct transport *t)
 	 * tells it to stop.
 	 */
 	t->child.pid = 0;
-	strv_free(t->argv);
-	strv_free(t->env);
+	ga_strv_free(t->argv);
+	ga_strv_free(t->env);
 	t->argv = t->env = NULL;
 	ga_buf_release(&t->pending);
 }

@@ -74,7 +74,4 @@ int transport_disconnect(struct transport *t, int err_fd);
  */
 void transport_release(struct transport *t);
 
-/* git's sq_quote_buf(): 'x' with ' and ! escaped, appended to `dst`. */
-void transport_sq_quote(struct ga_buf *dst, const char *src);
-
 #endif

@@ -31,7 +31,6 @@
 #include "recompress.h"
 #include "sha256.h"
 #include "tar-read.h"
-#include "transport.h"
 #include "unpack.h"
 #include "zip-read.h"
 
@@ -42,7 +41,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <git2.h>
+#include "libgit2.h"
 #include <zlib.h>
 
 /* Granularity of the early comparison of the two tars. */
@@ -356,7 +355,7 @@ static void shell_word(struct ga_buf *out, const char *s)
 			 "WXYZ0123456789._/@:=+-,%^") == strlen(s))
 		ga_buf_puts(out, s);
 	else
-		transport_sq_quote(out, s);
+		ga_sq_quote(out, s);
 }
 
 static void format_time(char *out, size_t size, int64_t t)

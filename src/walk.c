@@ -1,7 +1,7 @@
 /*
  * walk.c: the archived tree as a sequence of final entries.
  *
- * Order and selection are git's (fact sheet §3): tree entries in stored
+ * Order and selection are git's (archive.c): tree entries in stored
  * order, depth-first and pre-order; a directory is held back until the
  * first non-directory entry below it is reached, so empty trees never
  * appear and a directory whose files are all export-ignored still does;

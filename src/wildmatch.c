@@ -20,6 +20,8 @@
  */
 #include "wildmatch.h"
 
+#include "sane-ctype.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -35,47 +37,6 @@
 
 typedef unsigned char uchar;
 
-static int is_alpha(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_upper(int c)
-{
-	return c >= 'A' && c <= 'Z';
-}
-
-static int is_lower(int c)
-{
-	return c >= 'a' && c <= 'z';
-}
-
-/* git's isspace(): space, tab, LF and CR, but not VT or FF. */
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-static int is_print(int c)
-{
-	return c >= 0x20 && c <= 0x7e;
-}
-
-static int is_xdigit(int c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static int is_punct(int c)
-{
-	return c > 0x20 && c < 0x7f && !is_alpha(c) && !is_digit(c);
-}
-
 static int is_glob_char(int c)
 {
 	return c == '*' || c == '?' || c == '[' || c == '\\';
@@ -83,7 +44,7 @@ static int is_glob_char(int c)
 
 static uchar fold(uchar c, unsigned int flags)
 {
-	if ((flags & WM_CASEFOLD) && is_upper(c))
+	if ((flags & WM_CASEFOLD) && ga_isupper(c))
 		return (uchar)(c + ('a' - 'A'));
 	return c;
 }
@@ -116,30 +77,30 @@ static int class_has(const uchar *name, size_t len, uchar t,
 
 	switch (classes[i].id) {
 	case 0:
-		return is_alpha(t) || is_digit(t);
+		return ga_isalpha(t) || ga_isdigit(t);
 	case 1:
-		return is_alpha(t);
+		return ga_isalpha(t);
 	case 2:
 		return t == ' ' || t == '\t';
 	case 3:
 		return t < 0x20 || t == 0x7f;
 	case 4:
-		return is_digit(t);
+		return ga_isdigit(t);
 	case 5:
 		return t > 0x20 && t < 0x7f;
 	case 6:
-		return is_lower(t);
+		return ga_islower(t);
 	case 7:
-		return is_print(t);
+		return ga_isprint(t);
 	case 8:
-		return is_punct(t);
+		return ga_ispunct(t);
 	case 9:
-		return is_space(t);
+		return ga_isspace(t);
 	case 10:
 		/* Under case folding the text is lower case already. */
-		return is_upper(t) || ((flags & WM_CASEFOLD) && is_lower(t));
+		return ga_isupper(t) || ((flags & WM_CASEFOLD) && ga_islower(t));
 	default:
-		return is_xdigit(t);
+		return ga_isxdigit(t);
 	}
 }
 
@@ -184,7 +145,7 @@ static int match_bracket(const uchar **pp, uchar t, unsigned int flags)
 			}
 			if (prev <= t && t <= hi)
 				hit = 1;
-			else if ((flags & WM_CASEFOLD) && is_lower(t)) {
+			else if ((flags & WM_CASEFOLD) && ga_islower(t)) {
 				uchar up = (uchar)(t - ('a' - 'A'));
 
 				if (prev <= up && up <= hi)

@@ -1,6 +1,6 @@
 /*
  * zip.c: the zip format writer, byte for byte what git 2.39.5's
- * archive-zip.c writes (fact sheet §7).
+ * archive-zip.c writes.
  *
  * Every member is deflated on its own, so members are compressed by a
  * pool of worker threads and written in their original order: the bytes

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # A long-running filter (protocol version 2) for garchive's tests.
 # Usage: lib-process-filter.py MODE [LOG]; see t6400-filters.sh.
+import os
+import signal
 import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "upper"
@@ -71,6 +73,9 @@ def main():
         try:
             headers = read_list()
         except EOFError:
+            if mode == "sigexit":
+                # Stopping (git closed our pipes) ends in a signal.
+                os.kill(os.getpid(), signal.SIGUSR1)
             return
         content = b""
         while True:

@@ -11,9 +11,10 @@
 # from the host: its own trash directory (also $HOME), TZ=UTC, LC_ALL=C,
 # no system git config or attributes, fixed author and committer dates.
 #
-# Environment:
-#   GARCHIVE_TEST_VERBOSE=1   show the output of every test body
-#   GARCHIVE_TEST_KEEP=1      keep the trash directory
+# Options (as git's test-lib takes them) and environment:
+#   -v, --verbose   GARCHIVE_TEST_VERBOSE=1   show the output of every body
+#   -x              GARCHIVE_TEST_TRACE=1     trace the commands of the bodies
+#   -d, --debug     GARCHIVE_TEST_KEEP=1      keep the trash directory
 
 # Where the built binary and the sources are.
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +22,16 @@ GARCHIVE_SRC=$(cd "$TEST_DIRECTORY/.." && pwd)
 GARCHIVE_BUILD_DIR=${GARCHIVE_BUILD_DIR:-$GARCHIVE_SRC}
 TEST_NAME=$(basename "$0" .sh)
 TRASH_DIRECTORY="${GARCHIVE_TRASH_ROOT:-$TEST_DIRECTORY}/trash-$TEST_NAME"
+
+for test_opt_
+do
+	case "$test_opt_" in
+	-v|--verbose) GARCHIVE_TEST_VERBOSE=1 ;;
+	-x) GARCHIVE_TEST_TRACE=1 ;;
+	-d|--debug) GARCHIVE_TEST_KEEP=1 ;;
+	*) echo "$0: unknown option '$test_opt_'" >&2; exit 1 ;;
+	esac
+done
 
 if ! test -x "$GARCHIVE_BUILD_DIR/garchive"; then
 	echo "1..0 # SKIP garchive is not built (run make)"
@@ -155,14 +166,25 @@ test_eval_body_ () {
 	eval "$1"
 }
 
+# With -x the body runs traced; tracing stops whatever way it ends.
+test_eval_ () {
+	if test -n "$GARCHIVE_TEST_TRACE"; then
+		set -x
+		test_eval_body_ "$1"
+		{ test_eval_status_=$?; set +x; } 2>/dev/null
+		return $test_eval_status_
+	fi
+	test_eval_body_ "$1"
+}
+
 test_run_body_ () {
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
 	if test -n "$GARCHIVE_TEST_VERBOSE"; then
-		test_eval_body_ "$1"
+		test_eval_ "$1"
 	else
-		test_eval_body_ "$1" >"$test_log" 2>&1
+		test_eval_ "$1" >"$test_log" 2>&1
 	fi
 	test_body_status=$?
 	if test -n "$test_cleanup_cmds_"; then

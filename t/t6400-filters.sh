@@ -196,6 +196,20 @@ test_expect_success PYTHON3 'a process filter that dies' '
 	test_same_as_git --format=zip HEAD
 '
 
+# Run without a shell (no space in the command), so the signal is the
+# filter's own and not a shell's exit status.
+test_expect_success PYTHON3 'a process filter killed by a signal as it stops' '
+	cd repo &&
+	test_when_finished "git config --unset filter.upper.process" &&
+	printf "#!/bin/sh\nexec \"%s\" -S \"%s\" sigexit\n" "$PYTHON" \
+		"$TEST_DIRECTORY/lib-process-filter.py" >../sigexit-filter &&
+	chmod +x ../sigexit-filter &&
+	git config filter.upper.process "$TRASH_DIRECTORY/sigexit-filter" &&
+	test_same_as_git HEAD &&
+	grep "died of signal" actual.err &&
+	test_same_as_git --format=zip HEAD
+'
+
 test_expect_success PYTHON3 'process filters that cannot start or talk' '
 	cd repo &&
 	test_when_finished "git config --unset filter.upper.process" &&

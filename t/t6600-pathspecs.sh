@@ -186,9 +186,9 @@ test_expect_success ':(attr:) with the attribute only in the work tree' '
 	same_at_head ":(attr:onlywt)"
 '
 
-# Where 2.39.5 refuses, garchive follows git 2.47, which validates
-# after loading the archived tree (fact sheet §13): the item matches
-# by the attributes the archive is made with.
+# Where 2.39.5 refuses, garchive follows git 2.47, which checks the
+# pathspecs after loading the archived tree into its index (296743a7ca):
+# the item matches by the attributes the archive is made with.
 test_expect_success ':(attr:) from the tree alone: newer git accepts it' '
 	cd repo &&
 	test_when_finished "git checkout -q -- .gitattributes sub/.gitattributes" &&

@@ -102,7 +102,7 @@ void cli_global_release(struct cli_global *g);
 int cli_parse_pass1(struct archive_options *opts, int argc, char **argv);
 
 /*
- * Pass 2 and git's checks, in git's order (§1.2 of the fact sheet):
+ * Pass 2 and git's checks, in the order of git's archive.c:
  * --add-file errors, misplaced --remote/--output/--exec, --list, format
  * choice and inference from opts->output, missing tree-ish, unknown
  * format, level.  `cwd_prefix` ("" or "dir/") is the subdirectory the

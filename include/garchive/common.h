@@ -155,6 +155,76 @@ void ga_buf_setlen(struct ga_buf *buf, size_t len);
 char *ga_buf_detach(struct ga_buf *buf, size_t *len);
 void ga_buf_release(struct ga_buf *buf);
 
+/* The text of `buf` from byte `from` on, "" for a buffer never grown. */
+static inline const char *ga_buf_str(const struct ga_buf *buf, size_t from)
+{
+	return buf->ptr ? buf->ptr + from : "";
+}
+
+/* git's strbuf_addchars(), strbuf_insert() and strbuf_swap(). */
+void ga_buf_addchars(struct ga_buf *buf, int c, size_t n);
+void ga_buf_insert(struct ga_buf *buf, size_t pos, const void *data,
+		   size_t len);
+void ga_buf_swap(struct ga_buf *a, struct ga_buf *b);
+
+/* git's strbuf_rtrim(), never cutting below byte `floor`. */
+void ga_buf_rtrim(struct ga_buf *buf, size_t floor);
+
+/*
+ * A growable list of owned strings, NULL-terminated once it holds one
+ * (git's strvec), so `v` can serve as an argv.  GA_STRVEC_INIT is empty.
+ * ga_strvec_push() takes ownership of `owned`; ga_strvec_clear() frees
+ * the strings and the array; ga_strv_free() frees a NULL-terminated
+ * array taken out of one.
+ */
+struct ga_strvec {
+	char **v;
+	size_t nr, alloc;
+};
+#define GA_STRVEC_INIT { NULL, 0, 0 }
+
+void ga_strvec_push(struct ga_strvec *sv, char *owned);
+int ga_strvec_has(const struct ga_strvec *sv, const char *s);
+/* Sort the strings in byte order (strcmp). */
+void ga_strvec_sort(struct ga_strvec *sv);
+void ga_strvec_clear(struct ga_strvec *sv);
+void ga_strv_free(char **v);
+
+/*
+ * git's starts_with() and skip_prefix(): the latter sets *out past the
+ * prefix and returns 1 when `s` starts with it, else returns 0 and
+ * leaves *out alone.
+ */
+int ga_starts_with(const char *s, const char *prefix);
+int ga_skip_prefix(const char *s, const char *prefix, const char **out);
+
+/*
+ * Append `src` quoted for a POSIX shell as git's sq_quote_buf() does:
+ * inside single quotes, with ' and ! each written as '\'' and '\!'.
+ */
+void ga_sq_quote(struct ga_buf *dst, const char *src);
+
+/* "dir/name" with one slash between them; `dir` may end with one. */
+char *ga_path_join(const char *dir, const char *name);
+
+/*
+ * git's normalize_path_copy(): copy `src` to `dst` (which may be `src`
+ * itself; it needs strlen(src) + 1 bytes) with "//" folded and "." and
+ * ".." components resolved.  A leading '/' and a trailing one stay.
+ * Returns 0, or -1 when ".." would climb above the start (`dst` then
+ * holds a partial result, as git's).
+ */
+int ga_normalize_path(char *dst, const char *src);
+
+/*
+ * git's interpolate_path() for configured file names: a leading "~/" or
+ * "~" alone is $HOME (its real path when `real_home`, as git's includeIf
+ * gitdir: wants it), "~user/" that user's home directory, and
+ * "%(prefix)/" the prefix git was installed under.  Returns a malloc'd
+ * string, or NULL when $HOME is unset or the user unknown.
+ */
+char *ga_interpolate_path(const char *path, int real_home);
+
 /*
  * Whole reads and writes on a file descriptor, as git's read_in_full()
  * and write_in_full(): a transfer cut short, interrupted (EINTR) or

@@ -48,15 +48,10 @@ int config_get_string(const char **out, const struct ga_config *cfg,
  * Booleans and integers parsed as git parses them (true/yes/on/1, base
  * auto-detected integers with k/m/g units).  GA_ENOTFOUND when unset;
  * GA_ERROR with git's "bad boolean/numeric config value" message when
- * malformed.  The _int and _ulong forms have the ranges of git's
- * git_config_int() (tar.umask) and git_config_ulong()
- * (core.bigFileThreshold): "out of range" beyond them.
+ * malformed ("out of range" beyond int64 for config_get_int64()).
  */
 int config_get_bool(int *out, const struct ga_config *cfg, const char *name);
-int config_get_int(int *out, const struct ga_config *cfg, const char *name);
 int config_get_int64(int64_t *out, const struct ga_config *cfg,
-		     const char *name);
-int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
 		     const char *name);
 
 /*
@@ -69,10 +64,23 @@ int config_get_ulong(unsigned long *out, const struct ga_config *cfg,
  * values come from a cached config set), and neither do these.
  */
 int config_parse_bool(int *out, const char *name, const char *value);
+
+/*
+ * git's git_parse_maybe_bool(): 1 or 0 for a boolean `value` as
+ * config_parse_bool() reads it, -1 (and no message) for anything else.
+ */
+int config_maybe_bool(const char *value);
 int config_parse_int(int *out, const char *name, const char *value);
 int config_parse_int64(int64_t *out, const char *name, const char *value);
 int config_parse_ulong(unsigned long *out, const char *name,
 		       const char *value);
+
+/*
+ * git's git_env_bool(): the environment variable `name` parsed as a
+ * boolean, `def` when it is unset.  Returns 0, or GA_ERROR with
+ * "bad boolean config value '<value>' for '<name>'".
+ */
+int config_env_bool(int *out, const char *name, int def);
 
 /*
  * Where a value came from, for messages: " in file <path>" or "" (command

@@ -1,7 +1,9 @@
 /*
  * common.c unit test: the descriptor, hex and zlib helpers that several
  * stages share (ga_write_all, ga_read_full, ga_buf_read_fd,
- * ga_buf_read_file, ga_hexval, ga_zlib_strerror).
+ * ga_buf_read_file, ga_hexval, ga_zlib_strerror), and git's string
+ * helpers (buffers, strvec, prefixes, shell quoting, path normalising,
+ * home expansion).
  */
 #include "tap.h"
 
@@ -9,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -289,6 +292,155 @@ static void test_zlib_strerror(void)
 	       "other codes are unknown errors");
 }
 
+static void test_buf_edits(void)
+{
+	struct ga_buf a = GA_BUF_INIT, b = GA_BUF_INIT;
+
+	is_str(ga_buf_str(&a, 0), "", "ga_buf_str of an empty buffer");
+	ga_buf_puts(&a, "abef");
+	ga_buf_insert(&a, 2, "cd", 2);
+	ga_buf_addchars(&a, ' ', 3);
+	ga_buf_puts(&a, "\t\n");
+	is_str(a.ptr, "abcdef   \t\n", "ga_buf_insert, ga_buf_addchars");
+	ga_buf_rtrim(&a, 7);
+	is_str(a.ptr, "abcdef ", "ga_buf_rtrim stops at its floor");
+	ga_buf_rtrim(&a, 0);
+	is_str(ga_buf_str(&a, 2), "cdef", "ga_buf_rtrim, ga_buf_str");
+	ga_buf_puts(&b, "x\v");
+	ga_buf_rtrim(&b, 0);
+	is_str(b.ptr, "x\v", "ga_buf_rtrim keeps VT, as git's isspace");
+	ga_buf_swap(&a, &b);
+	ok(!strcmp(a.ptr, "x\v") && !strcmp(b.ptr, "abcdef"), "ga_buf_swap");
+	ga_buf_release(&a);
+	ga_buf_release(&b);
+}
+
+static void test_strvec(void)
+{
+	struct ga_strvec sv = GA_STRVEC_INIT;
+
+	ga_strvec_sort(&sv);
+	ga_strvec_push(&sv, ga_xstrdup("refs/tags/b"));
+	ga_strvec_push(&sv, ga_xstrdup("HEAD"));
+	ga_strvec_push(&sv, ga_xstrdup("refs/heads/a"));
+	ok(sv.nr == 3 && !sv.v[3], "ga_strvec: NULL-terminated");
+	ga_strvec_sort(&sv);
+	ok(!strcmp(sv.v[0], "HEAD") && !strcmp(sv.v[1], "refs/heads/a") &&
+	   !strcmp(sv.v[2], "refs/tags/b"), "ga_strvec_sort: byte order");
+	ok(ga_strvec_has(&sv, "HEAD") && !ga_strvec_has(&sv, "head"),
+	   "ga_strvec_has");
+	ga_strvec_clear(&sv);
+	ok(!sv.v && !sv.nr, "ga_strvec_clear");
+}
+
+static void test_prefixes(void)
+{
+	const char *rest = "unset";
+
+	ok(ga_starts_with("refs/heads/x", "refs/") &&
+	   ga_starts_with("abc", "") && !ga_starts_with("ab", "abc"),
+	   "ga_starts_with");
+	ok(!ga_skip_prefix("refs/tags/v1", "refs/heads/", &rest) &&
+	   !strcmp(rest, "unset"), "ga_skip_prefix: no match leaves *out");
+	ok(ga_skip_prefix("refs/tags/v1", "refs/tags/", &rest) &&
+	   !strcmp(rest, "v1"), "ga_skip_prefix: past the prefix");
+}
+
+static void test_sq_quote(void)
+{
+	struct ga_buf b = GA_BUF_INIT;
+
+	ga_sq_quote(&b, "");
+	ga_sq_quote(&b, " a b ");
+	ga_sq_quote(&b, "it's!");
+	is_str(b.ptr, "''' a b ''it'\\''s'\\!''",
+	       "ga_sq_quote: quote.c's sq_quote_buf");
+	ga_buf_release(&b);
+}
+
+static void test_normalize_path(void)
+{
+	/* git's t0060-path-utils.sh, norm_path (NULL: "++failed++"). */
+	static const char *const cases[][2] = {
+		{ "", "" }, { ".", "" }, { "./", "" }, { "./.", "" },
+		{ "./..", NULL }, { "../.", NULL }, { "./.././/", NULL },
+		{ "dir/..", "" }, { "dir/sub/../..", "" },
+		{ "dir/sub/../../..", NULL }, { "dir", "dir" },
+		{ "dir//", "dir/" }, { "./dir", "dir" }, { "dir/.", "dir/" },
+		{ "dir///./", "dir/" }, { "dir//sub/..", "dir/" },
+		{ "dir/sub/../", "dir/" }, { "dir/sub/../.", "dir/" },
+		{ "dir/s1/../s2/", "dir/s2/" },
+		{ "d1/s1///s2/..//../s3/", "d1/s3/" },
+		{ "d1/s1//../s2/../../d2", "d2" },
+		{ "d1/.../d2", "d1/.../d2" }, { "d1/..././../d2", "d1/d2" },
+		{ "/", "/" }, { "//", "/" }, { "///", "/" }, { "/.", "/" },
+		{ "/./", "/" }, { "/./..", NULL }, { "/../.", NULL },
+		{ "/./.././/", NULL }, { "/dir/..", "/" },
+		{ "/dir/sub/../..", "/" }, { "/dir/sub/../../..", NULL },
+		{ "/dir", "/dir" }, { "/dir//", "/dir/" },
+		{ "/./dir", "/dir" }, { "/dir/.", "/dir/" },
+		{ "/d1/s1//../s2/../../d2", "/d2" },
+		{ "/d1/..././../d2", "/d1/d2" },
+	};
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < GA_ARRAY_SIZE(cases); i++) {
+		char *dst = ga_xstrdup(cases[i][0]);
+		int ret = ga_normalize_path(dst, dst);
+		const char *want = cases[i][1];
+
+		if (want ? ret || strcmp(dst, want) : ret != -1) {
+			diag("'%s': got %d '%s', want %s", cases[i][0], ret,
+			     dst, want ? want : "++failed++");
+			bad++;
+		}
+		free(dst);
+	}
+	ok(!bad, "ga_normalize_path: git's normalize_path_copy, in place");
+}
+
+static void test_interpolate_path(void)
+{
+	const char *home = getenv("HOME");
+	char *saved = home ? ga_xstrdup(home) : NULL, *got;
+	struct passwd *pw = getpwuid(getuid());
+
+	setenv("HOME", "/home/someone", 1);
+	got = ga_interpolate_path("~/.gitattributes", 0);
+	is_str(got, "/home/someone/.gitattributes", "~/ is $HOME");
+	free(got);
+	got = ga_interpolate_path("~", 0);
+	is_str(got, "/home/someone", "~ alone is $HOME");
+	free(got);
+	got = ga_interpolate_path("%(prefix)/share/x", 0);
+	is_str(got, "/usr/share/x", "%(prefix)/ is git's prefix");
+	free(got);
+	got = ga_interpolate_path("a/~/b", 0);
+	is_str(got, "a/~/b", "only a leading ~ is expanded");
+	free(got);
+	if (pw) {
+		char *spec = ga_xstrfmt("~%s/f", pw->pw_name);
+		char *want = ga_xstrfmt("%s/f", pw->pw_dir);
+
+		got = ga_interpolate_path(spec, 0);
+		is_str(got, want, "~user/ is that user's home");
+		free(got);
+		free(spec);
+		free(want);
+	}
+	got = ga_interpolate_path("~no-such-user-garchive/f", 0);
+	ok(!got, "an unknown user gives NULL");
+	free(got);
+	unsetenv("HOME");
+	got = ga_interpolate_path("~/f", 0);
+	ok(!got, "~/ without HOME gives NULL");
+	free(got);
+	if (saved)
+		setenv("HOME", saved, 1);
+	free(saved);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -299,5 +451,11 @@ int main(void)
 	test_buf_read_file();
 	test_hexval();
 	test_zlib_strerror();
+	test_buf_edits();
+	test_strvec();
+	test_prefixes();
+	test_sq_quote();
+	test_normalize_path();
+	test_interpolate_path();
 	return tap_done();
 }

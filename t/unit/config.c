@@ -623,15 +623,15 @@ static void test_values(void)
 		{ "99999999999999999999", 0, 0 },
 		{ "2147483648", 0, 0 }, { "-2147483648", 0, 0 },
 		{ "2147483647", 1, 2147483647 }, { "1kb", 0, 0 },
-		{ "08", 0, 0 },
+		{ "08", 0, 0 }, { "k", 0, 0 }, { "-m", 0, 0 },
 	};
 	static const char *bools[] = {
 		"true", "yes", "ON", "1", "false", "No", "off", "0", "",
-		"2", "-1", "1k", "maybe", "truee", "0x0",
+		"2", "-1", "1k", "maybe", "truee", "0x0", "k", "-2147483648",
 	};
 	static const char *ulongs[] = {
 		"1m", "0", "-1", "1x", "99999999999999999999", "17179869184g",
-		"0x10",
+		"0x10", "k",
 	};
 	struct ga_buf got = GA_BUF_INIT, want = GA_BUF_INIT, err = GA_BUF_INIT;
 	char path[300];

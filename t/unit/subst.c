@@ -214,6 +214,8 @@ static const char *const placeholders[] = {
 	"[%(trailers:only=maybe,unfold)][%(trailersX)][%(trailers:",
 	"tr=[%(trailers:only=1,unfold=true,keyonly=off,valueonly=0)]",
 	"mixed=%an <%ae> on %ad%n%s%n%n%b",
+	"trnum=[%(trailers:only=k)][%(trailers:only=-2147483648)]"
+	"[%(trailers:only=2147483647,unfold=0x0)][%(trailers:only=1k)]",
 };
 
 static void write_placeholder_file(const char *path)

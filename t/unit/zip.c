@@ -809,7 +809,7 @@ static void test_dos_time(struct ctx *cx)
 
 	(void)cx;
 	fx_add(&fx, "f", 1, WALK_MODE_FILE, "x", 1);
-	/* The fact sheet's example: 2021-07-04 13:14:15. */
+	/* git writes 2021-07-04 13:14:15 as time 0x69c7, date 0x52e4. */
 	init_args(&args, 1625404455, NULL, -1, 1);
 	args.mtime_local.tm_year = 121;
 	args.mtime_local.tm_mon = 6;
@@ -897,8 +897,9 @@ static void test_text_bit(struct ctx *cx)
 }
 
 /*
- * 70000 tiny members: zip64 end records.  The numbers come from the
- * fact sheet (§7.5): local 30+6+9+1 bytes, central 46+6+9 bytes each.
+ * 70000 tiny members: zip64 end records.  Each member takes 30 + 6 + 9
+ * + 1 bytes (local header, name, extended timestamp field, stored data)
+ * and 46 + 6 + 9 in the central directory.
  */
 static void build_many(struct fixture *fx, size_t n)
 {

@@ -1,0 +1,243 @@
+/*
+ * log-tree.c: git's ref decorations as %d and %D show them: the loading
+ * half of git's log-tree.c and refs (load_ref_decorations,
+ * add_ref_decoration) for one commit, and format_decorations().
+ */
+#include "log-tree.h"
+
+#include "garchive/common.h"
+#include "garchive/config.h"
+#include "object-name.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libgit2.h"
+
+enum deco_type {
+	DECO_NONE,
+	DECO_LOCAL,
+	DECO_REMOTE,
+	DECO_TAG,
+	DECO_STASH,
+	DECO_HEAD,
+	DECO_GRAFTED
+};
+
+struct deco {
+	enum deco_type type;
+	char *name;
+};
+
+/* What decorating one ref needs to know. */
+struct loader {
+	struct decorations *d;
+	git_repository *repo;
+	git_odb *odb;
+	const git_oid *oid;		/* the commit */
+	const char *replace_base;	/* GIT_REPLACE_REF_BASE */
+	int use_replace;
+};
+
+static void add_deco(struct decorations *d, enum deco_type type,
+		     const char *name)
+{
+	GA_ALLOC_GROW(d->list, d->nr + 1, d->alloc);
+	d->list[d->nr].type = type;
+	d->list[d->nr].name = ga_xstrdup(name);
+	d->nr++;
+}
+
+static enum deco_type deco_type_of(const char *refname)
+{
+	if (!strcmp(refname, "HEAD"))
+		return DECO_HEAD;
+	if (ga_starts_with(refname, "refs/heads/"))
+		return DECO_LOCAL;
+	if (ga_starts_with(refname, "refs/tags/"))
+		return DECO_TAG;
+	if (ga_starts_with(refname, "refs/remotes/"))
+		return DECO_REMOTE;
+	if (!strcmp(refname, "refs/stash"))
+		return DECO_STASH;
+	return DECO_NONE;
+}
+
+/* git's add_ref_decoration() restricted to our commit. */
+static void decorate_ref(const struct loader *ld, const char *refname,
+			 const git_oid *target)
+{
+	git_object_t type;
+	size_t size;
+	git_oid cur = *target;
+	const char *rest;
+
+	if (ga_skip_prefix(refname, ld->replace_base, &rest)) {
+		git_oid orig;
+
+		if (!ld->use_replace)
+			return;
+		if (oid_parse_hex(&orig, rest, NULL)) {
+			ga_warning("invalid replace ref %s", refname);
+			return;
+		}
+		if (git_oid_equal(&orig, ld->oid))
+			add_deco(ld->d, DECO_GRAFTED, "replaced");
+		return;
+	}
+	if (git_odb_read_header(&size, &type, ld->odb, target) < 0)
+		return;
+	if (git_oid_equal(target, ld->oid))
+		add_deco(ld->d, deco_type_of(refname), refname);
+	while (type == GIT_OBJECT_TAG) {
+		git_tag *tag = NULL;
+
+		if (git_tag_lookup(&tag, ld->repo, &cur) < 0)
+			break;
+		cur = *git_tag_target_id(tag);
+		type = git_tag_target_type(tag);
+		git_tag_free(tag);
+		if (git_oid_equal(&cur, ld->oid))
+			add_deco(ld->d, DECO_TAG, refname);
+	}
+}
+
+void decorations_load(struct decorations *d, git_repository *repo,
+		      git_odb *odb, const struct ga_config *cfg,
+		      const git_oid *oid, int grafted)
+{
+	struct loader ld = { d, repo, odb, oid, NULL, 1 };
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	struct ga_strvec names = GA_STRVEC_INIT;
+	const char *name;
+	git_oid id;
+	int flag;
+	size_t i;
+
+	if (d->loaded)
+		return;
+	d->loaded = 1;
+	ld.replace_base = getenv("GIT_REPLACE_REF_BASE");
+	if (!ld.replace_base)
+		ld.replace_base = "refs/replace/";
+	if (config_get_bool(&flag, cfg, "core.usereplacerefs") == 0)
+		ld.use_replace = flag;
+	if (getenv("GIT_NO_REPLACE_OBJECTS"))
+		ld.use_replace = 0;
+
+	/* Refs in byte order, as git's for_each_ref() yields them. */
+	if (git_reference_iterator_new(&it, repo) == 0) {
+		while (git_reference_next_name(&name, it) == 0)
+			ga_strvec_push(&names, ga_xstrdup(name));
+		git_reference_iterator_free(it);
+	}
+	ga_strvec_sort(&names);
+	for (i = 0; i < names.nr; i++) {
+		/* Broken refs (dangling, or no object) are skipped. */
+		if (git_reference_name_to_id(&id, repo, names.v[i]) < 0)
+			continue;
+		if (!git_odb_exists(odb, &id))
+			continue;
+		decorate_ref(&ld, names.v[i], &id);
+	}
+	ga_strvec_clear(&names);
+
+	if (git_reference_name_to_id(&id, repo, "HEAD") == 0 &&
+	    git_odb_exists(odb, &id))
+		decorate_ref(&ld, "HEAD", &id);
+
+	/* Where a symbolic HEAD leads, for "HEAD -> branch". */
+	if (git_reference_lookup(&ref, repo, "HEAD") == 0 &&
+	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC) {
+		char *target = ga_xstrdup(git_reference_symbolic_target(ref));
+		int depth;
+
+		for (depth = 0; depth < 5; depth++) {
+			git_reference *next = NULL;
+
+			if (git_reference_lookup(&next, repo, target) < 0)
+				break;
+			if (git_reference_type(next) !=
+			    GIT_REFERENCE_SYMBOLIC) {
+				git_reference_free(next);
+				break;
+			}
+			free(target);
+			target = ga_xstrdup(
+				git_reference_symbolic_target(next));
+			git_reference_free(next);
+		}
+		d->head_branch = target;
+	}
+	git_reference_free(ref);
+
+	if (grafted)
+		add_deco(d, DECO_GRAFTED, "grafted");
+}
+
+static const char *prettify_ref(const char *name)
+{
+	const char *rest;
+
+	if (ga_skip_prefix(name, "refs/heads/", &rest) ||
+	    ga_skip_prefix(name, "refs/tags/", &rest) ||
+	    ga_skip_prefix(name, "refs/remotes/", &rest))
+		return rest;
+	return name;
+}
+
+void decorations_format(struct ga_buf *sb, const struct decorations *d,
+			const char *prefix, const char *sep,
+			const char *suffix)
+{
+	size_t i, current = SIZE_MAX, head = SIZE_MAX;
+
+	if (!d->nr)
+		return;
+	/* git's list is newest first: walk ours backwards. */
+	for (i = d->nr; i-- > 0;) {
+		if (d->list[i].type == DECO_HEAD) {
+			head = i;
+			break;
+		}
+	}
+	if (head != SIZE_MAX && d->head_branch &&
+	    ga_starts_with(d->head_branch, "refs/")) {
+		for (i = d->nr; i-- > 0;) {
+			if (d->list[i].type == DECO_LOCAL &&
+			    !strcmp(d->list[i].name, d->head_branch)) {
+				current = i;
+				break;
+			}
+		}
+	}
+	for (i = d->nr; i-- > 0;) {
+		const struct deco *one = &d->list[i];
+
+		if (i == current)
+			continue;
+		ga_buf_puts(sb, prefix);
+		if (one->type == DECO_TAG)
+			ga_buf_puts(sb, "tag: ");
+		ga_buf_puts(sb, prettify_ref(one->name));
+		if (current != SIZE_MAX && one->type == DECO_HEAD) {
+			ga_buf_puts(sb, " -> ");
+			ga_buf_puts(sb, prettify_ref(d->list[current].name));
+		}
+		prefix = sep;
+	}
+	ga_buf_puts(sb, suffix);
+}
+
+void decorations_release(struct decorations *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		free(d->list[i].name);
+	free(d->list);
+	free(d->head_branch);
+	memset(d, 0, sizeof(*d));
+}
