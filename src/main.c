@@ -25,6 +25,7 @@
 #include "garchive/remote.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
+#include "odb.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -319,6 +320,11 @@ static int open_repository(struct run *r)
 			return error;
 		}
 	}
+	/* Every read goes through garchive's object database: see odb.h. */
+	if (r->repo && (error = odb_install(r->repo, gitdir && *gitdir ? gitdir
+								      : NULL,
+					    1)) < 0)
+		return error;
 	r->cwd_prefix = compute_cwd_prefix(r->repo);
 	return 0;
 }
@@ -1092,6 +1098,10 @@ static int report_failure(int code, const char *usage)
 	case GA_EARCHIVE:
 		diagnose("error: ", msg);
 		return 255;
+	case GA_ECORRUPT:
+		/* git's error() lines, then its fatal line. */
+		diagnose("error: ", msg);
+		return 128;
 	default:
 		diagnose("fatal: ", *msg ? msg : "unknown error");
 		return 128;

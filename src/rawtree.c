@@ -3,6 +3,7 @@
  */
 #include "rawtree.h"
 #include "garchive/common.h"
+#include "odb.h"
 
 #include <string.h>
 
@@ -77,8 +78,12 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it)
 
 int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id)
 {
+	int error;
+
 	*out = NULL;
-	if (git_odb_read(out, odb, id) < 0) {
+	if ((error = git_odb_read(out, odb, id)) < 0) {
+		if (odb_corrupt_error(error) < 0)
+			return GA_ECORRUPT;
 		git_error_clear();
 		return GA_ENOTFOUND;
 	}

@@ -8,6 +8,7 @@
 #include "garchive/config.h"
 #include "garchive/filter.h"
 #include "child.h"
+#include "odb.h"
 #include "pktline.h"
 #include "transport.h"
 
@@ -463,6 +464,9 @@ int remote_enter_repo(git_repository **out, const char *path)
 				     "safe.directory %s", shown, shown);
 	} else if (error < 0) {
 		error = not_a_repository(path);
+	} else {
+		/* git names what it serves "." (see odb.h). */
+		error = odb_install(*out, ".", 1);
 	}
 	git_error_clear();
 done:
