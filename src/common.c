@@ -554,3 +554,42 @@ fail:
 	ga_buf_setlen(out, oldlen);
 	return -1;
 }
+
+int ga_normalize_path(struct ga_buf *out, const char *path)
+{
+	const char *p = path;
+
+	ga_buf_puts(out, "");
+	if (*p == '/') {
+		ga_buf_putc(out, '/');
+		while (*p == '/')
+			p++;
+	}
+	while (*p) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+
+		if (n == 1 && p[0] == '.') {
+			/* dropped */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			size_t keep = out->len;
+
+			/* Nothing left to climb out of. */
+			if (out->len == (size_t)(out->ptr[0] == '/'))
+				return -1;
+			if (keep && out->ptr[keep - 1] == '/')
+				keep--;
+			while (keep && out->ptr[keep - 1] != '/')
+				keep--;
+			ga_buf_setlen(out, keep);
+		} else {
+			ga_buf_put(out, p, n);
+			if (*end)
+				ga_buf_putc(out, '/');
+		}
+		p = end;
+		while (*p == '/')
+			p++;
+	}
+	return 0;
+}

@@ -294,6 +294,120 @@ test_expect_success 'upload-archive serving a loose blob cut short: as git' '
 	grep "^remote: fatal: loose object $blob (stored in ./objects/.*) is corrupt" actual
 '
 
+# ---- objects whose content does not match their id ----
+#
+# git checks the content of each object it parses against its id (its
+# parse_object()): the objects the name is peeled through, the named
+# object, the tags on the way, the commit and the archived tree; not
+# the objects read to find "<rev>:<path>", nor blobs.  garchive checks
+# the same ones, with git's lines and status, and writes nothing.
+
+test_expect_success 'setup: names for a commit, a tag and a tree' '
+	cp -R repo named &&
+	(
+		cd named &&
+		git tag -a -m "tag msg" v1 &&
+		git tag light &&
+		test_tick &&
+		git commit -q --allow-empty -m two &&
+		test_tick &&
+		git commit -q --allow-empty -m three
+	) &&
+	first=$(git -C named rev-parse HEAD~2) &&
+	second=$(git -C named rev-parse HEAD~1) &&
+	root=$(git -C named rev-parse HEAD^{tree}) &&
+	tag=$(git -C named rev-parse v1)
+'
+
+# fails_for_names CODE NAME...: fails_like_git CODE for each name.
+fails_for_names () {
+	ffn_code=$1 &&
+	shift &&
+	for ffn_name
+	do
+		fails_like_git $ffn_code "$ffn_name" || return 1
+	done
+}
+
+test_expect_success 'a root tree that does not match its id: as git' '
+	cp -R named badroot &&
+	damage_loose badroot/.git $root replace "100644 a" "100644 b" &&
+	cd badroot &&
+	fails_for_names 128 HEAD main v1 "v1^{}" "v1^{tree}" light \
+		$first $root "HEAD^{tree}" "$root^{tree}" HEAD: v1: HEAD~0 \
+		HEAD^0 "HEAD^{commit}" HEAD~2 &&
+	fails_like_git 128 --format=zip HEAD &&
+	test_same_as_git_now HEAD:d
+'
+
+test_expect_success 'a commit that does not match its id: as git' '
+	cp -R named badcommit &&
+	damage_loose badcommit/.git $first replace one two &&
+	cd badcommit &&
+	fails_for_names 128 v1 "v1^{}" "v1^{tree}" v1^0 light $first \
+		"$first^{tree}" "$first^{}" HEAD~2 HEAD~2^0 "HEAD~2^{tree}" \
+		HEAD~1~1 HEAD^^ &&
+	fails_like_git 128 --format=zip light &&
+	test_same_as_git_now light: &&
+	test_same_as_git_now v1:d &&
+	test_same_as_git HEAD
+'
+
+# git reads the commits a ~<n> goes through without checking them.
+test_expect_success 'a commit a name goes through: as git' '
+	cp -R named badmiddle &&
+	damage_loose badmiddle/.git $second replace two twx &&
+	cd badmiddle &&
+	test_same_as_git HEAD~2 &&
+	fails_for_names 128 HEAD~1 HEAD^ "HEAD~1^{tree}" HEAD^^
+'
+
+test_expect_success 'a tag that does not match its id: as git' '
+	cp -R named badtag &&
+	damage_loose badtag/.git $tag replace "tag msg" "tag msX" &&
+	cd badtag &&
+	fails_for_names 128 v1 $tag "v1^{}" "v1^{tree}" "v1^{commit}" \
+		v1^0 v1~0 &&
+	fails_like_git 128 --format=zip v1 &&
+	test_same_as_git_now v1: &&
+	test_same_as_git light
+'
+
+test_expect_success 'a commit or tag cut short, empty, or with bytes after it: as git' '
+	for how in "cut 2" "cut 30" "cut -4" empty garbage "size 20"
+	do
+		rm -rf cutnamed &&
+		cp -R named cutnamed &&
+		damage_loose cutnamed/.git $first $how &&
+		(
+			cd cutnamed &&
+			fails_for_names 128 light $first HEAD~2 "light^{}" \
+				"light^{tree}" light: HEAD~2:d v1
+		) &&
+		rm -rf cutnamed &&
+		cp -R named cutnamed &&
+		damage_loose cutnamed/.git $tag $how &&
+		(
+			cd cutnamed &&
+			fails_for_names 128 v1 $tag "v1^{}" "v1^{tree}" v1: v1:d
+		) || return 1
+	done
+'
+
+# git pads the object with NULs to the size its header claims, then
+# finds that it does not match its id ("hash mismatch"), or, for
+# "<rev>:", archives the tree the padded commit names, with status 0.
+test_expect_success 'a commit whose header claims more bytes than it has: 128' '
+	cp -R named longcommit &&
+	damage_loose longcommit/.git $first size 9999 &&
+	cd longcommit &&
+	corrupt_lines $first "corrupt loose object '"'"'$first'"'"'" >expect &&
+	for name in light $first "light^{tree}" light:
+	do
+		fails_atomically 128 expect "$name" || return 1
+	done
+'
+
 # ---- alternates ----
 #
 # garchive follows objects/info/alternates itself (src/odb.c), as git

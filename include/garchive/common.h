@@ -187,6 +187,13 @@ int ga_buf_read_file(struct ga_buf *buf, const char *path);
  */
 int ga_unquote_c(struct ga_buf *out, const char *q, const char **end);
 
+/*
+ * git's normalize_path_copy(): append `path` to `out` with repeated '/'
+ * squashed, "." components dropped and each ".." taking the component
+ * before it.  Returns 0, or -1 when a ".." has nothing left to take.
+ */
+int ga_normalize_path(struct ga_buf *out, const char *path);
+
 /* The value of hex digit `c` (either case), or -1 if it is not one. */
 int ga_hexval(int c);
 
