@@ -53,8 +53,9 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it);
 int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
 
 /*
- * Find the entry at `path` ("a/b/c", no trailing slash) below tree
- * `root`.  Returns 0, GA_ENOTFOUND, GA_ECORRUPT for a damaged tree, or
+ * Find the entry at `path` ("a/b/c", or "a/b/" for a directory) below
+ * tree `root`, as git's get_tree_entry() does (a search in each tree
+ * stops at the first name past the one it looks for).  Returns 0, GA_ENOTFOUND, GA_ECORRUPT for a damaged tree, or
  * GA_ERROR for a malformed one.
  */
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
