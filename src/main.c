@@ -1099,8 +1099,8 @@ static int report_failure(int code, const char *usage)
 		diagnose("error: ", msg);
 		return 255;
 	case GA_ECORRUPT:
-		/* git's error() lines, then its fatal line. */
-		diagnose("error: ", msg);
+		/* git's error() lines (if any), then its fatal line. */
+		diagnose(strncmp(msg, "fatal: ", 7) ? "error: " : "", msg);
 		return 128;
 	default:
 		diagnose("fatal: ", *msg ? msg : "unknown error");

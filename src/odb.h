@@ -7,8 +7,9 @@
  * header that lies about the size, and any read anywhere (revparse,
  * commit lookup, the walk, export-subst, the upload-archive server) may
  * meet such an object.  So loose objects come from garchive's own
- * bounded reader (loose.h), packs from libgit2's pack backend, and
- * alternates are followed as git follows them.  The backends of one
+ * bounded reader (loose.h), packs from libgit2's pack backend (wrapped
+ * so that damage is told as git tells it: "packed object <id> (stored in
+ * <pack>) is corrupt"), and alternates are followed as git follows them.  The backends of one
  * objects directory are added in one place, add_objects_dir() in odb.c.
  */
 #ifndef GARCHIVE_ODB_H

@@ -14,7 +14,8 @@
  *	GA_ECORRUPT	"error: <msg>", exit 128: a damaged object, where
  *			git prints the cause with error() and then dies;
  *			<msg> holds all those lines, the later ones with
- *			their own "error: " or "fatal: " prefix
+ *			their own "error: " or "fatal: " prefix (a <msg>
+ *			that is only the fatal line starts with "fatal: ")
  *
  * - Diagnostics that do not stop the run (warnings, and git's non-fatal
  *   "error:" lines) go through ga_warning()/ga_report(), whose handler
