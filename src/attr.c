@@ -337,62 +337,6 @@ static const char *parse_state(struct attr_stack *st, const char *cp,
 	return ep + strspn(ep, blank);
 }
 
-/*
- * git's unquote_c_style(): decode a "..." string with C escapes (\a \b
- * \f \n \r \t \v \\ \" and three octal digits) into `out`.  Returns 0
- * and the position after the closing quote in *end, or -1 (and `out`
- * unchanged) when the string is malformed.
- */
-static int unquote_c(struct ga_buf *out, const char *q, const char **end)
-{
-	size_t oldlen = out->len;
-
-	if (*q++ != '"')
-		return -1;
-	for (;;) {
-		size_t len = strcspn(q, "\"\\");
-		int c;
-
-		ga_buf_put(out, q, len);
-		q += len;
-		if (*q == '"') {
-			*end = q + 1;
-			return 0;
-		}
-		if (*q != '\\')
-			goto fail;
-		q++;
-		switch ((c = (unsigned char)*q++)) {
-		case 'a': c = '\a'; break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case 'n': c = '\n'; break;
-		case 'r': c = '\r'; break;
-		case 't': c = '\t'; break;
-		case 'v': c = '\v'; break;
-		case '\\': case '"': break;
-		case '0': case '1': case '2': case '3': {
-			int i, v = c - '0';
-
-			for (i = 0; i < 2; i++) {
-				c = (unsigned char)*q++;
-				if (c < '0' || c > '7')
-					goto fail;
-				v = (v << 3) | (c - '0');
-			}
-			c = v;
-			break;
-		}
-		default:
-			goto fail;
-		}
-		ga_buf_putc(out, c);
-	}
-fail:
-	ga_buf_setlen(out, oldlen);
-	return -1;
-}
-
 static size_t simple_length(const char *s)
 {
 	size_t n = 0;
@@ -457,7 +401,7 @@ static void parse_line(struct attr_stack *st, struct frame *f,
 		return;
 	}
 	name = cp;
-	if (*cp == '"' && !unquote_c(&quoted, cp, &states)) {
+	if (*cp == '"' && !ga_unquote_c(&quoted, cp, &states)) {
 		name = quoted.ptr ? quoted.ptr : "";
 		namelen = quoted.len;
 	} else {

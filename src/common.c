@@ -718,3 +718,59 @@ void ga_bug(const char *file, int line, const char *msg)
 	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, msg);
 	abort();
 }
+
+/*
+ * git's unquote_c_style(): decode a "..." string with C escapes (\a \b
+ * \f \n \r \t \v \\ \" and three octal digits) into `out`.  Returns 0
+ * and the position after the closing quote in *end, or -1 (and `out`
+ * unchanged) when the string is malformed.
+ */
+int ga_unquote_c(struct ga_buf *out, const char *q, const char **end)
+{
+	size_t oldlen = out->len;
+
+	if (*q++ != '"')
+		return -1;
+	for (;;) {
+		size_t len = strcspn(q, "\"\\");
+		int c;
+
+		ga_buf_put(out, q, len);
+		q += len;
+		if (*q == '"') {
+			*end = q + 1;
+			return 0;
+		}
+		if (*q != '\\')
+			goto fail;
+		q++;
+		switch ((c = (unsigned char)*q++)) {
+		case 'a': c = '\a'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'v': c = '\v'; break;
+		case '\\': case '"': break;
+		case '0': case '1': case '2': case '3': {
+			int i, v = c - '0';
+
+			for (i = 0; i < 2; i++) {
+				c = (unsigned char)*q++;
+				if (c < '0' || c > '7')
+					goto fail;
+				v = (v << 3) | (c - '0');
+			}
+			c = v;
+			break;
+		}
+		default:
+			goto fail;
+		}
+		ga_buf_putc(out, c);
+	}
+fail:
+	ga_buf_setlen(out, oldlen);
+	return -1;
+}

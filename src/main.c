@@ -27,6 +27,7 @@
 #include "garchive/verify.h"
 #include "garchive/walk.h"
 #include "child.h"
+#include "odb.h"
 #include "progress.h"
 #include "rawtree.h"
 #include "safedir.h"
@@ -409,6 +410,11 @@ static int open_repository(struct run *r)
 			return error;
 		}
 	}
+	/* Every read goes through garchive's object database: see odb.h. */
+	if (r->repo && (error = odb_install(r->repo, gitdir && *gitdir ? gitdir
+								      : NULL,
+					    1)) < 0)
+		return error;
 	r->cwd_prefix = compute_cwd_prefix(r->repo);
 	return 0;
 }
@@ -1512,6 +1518,10 @@ static int report_message(int code, const char *usage)
 	case GA_EARCHIVE:
 		diagnose("error: ", msg);
 		return 255;
+	case GA_ECORRUPT:
+		/* git's error() lines (if any), then its fatal line. */
+		diagnose(strncmp(msg, "fatal: ", 7) ? "error: " : "", msg);
+		return 128;
 	default:
 		diagnose("fatal: ", *msg ? msg : "unknown error");
 		return 128;

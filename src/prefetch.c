@@ -24,6 +24,7 @@
 #include "prefetch.h"
 #include "garchive/common.h"
 #include "garchive/walk.h"
+#include "odb.h"
 #include "pathspec.h"
 #include "rawtree.h"
 
@@ -126,6 +127,8 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
 {
 	const git_error *e = git_error_last();
 
+	if (odb_blob_corrupt_error(code) < 0)
+		return GA_ECORRUPT;
 	if (code != GIT_ENOTFOUND)
 		return ga_error_set("unable to read %s: %s", oid_hex,
 				    e && e->message ? e->message : "corrupt");
@@ -534,7 +537,8 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
  * Each worker names the directory its own way ("objects/./", then
  * "objects/././", ...) and so gets packs of its own.
  */
-static int open_odb(git_odb **out, git_repository *repo, int nr)
+static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
+		    int nr)
 {
 	const char *common = git_repository_commondir(repo);
 	struct ga_buf path = GA_BUF_INIT;
@@ -544,11 +548,9 @@ static int open_odb(git_odb **out, git_repository *repo, int nr)
 	ga_buf_puts(&path, "objects");
 	for (i = 0; i <= nr; i++)
 		ga_buf_puts(&path, "/.");
-	error = git_odb_open(out, path.ptr);
+	error = odb_open(out, path.ptr, odb_shown(odb), 0);
 	ga_buf_release(&path);
-	if (error < 0)
-		return ga_error_from_git("cannot open the object database");
-	return 0;
+	return error;
 }
 
 int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
@@ -576,7 +578,7 @@ int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
 		struct worker *wk = &pf->workers[i];
 
 		wk->pf = pf;
-		if ((error = open_odb(&wk->odb, repo, i)) < 0)
+		if ((error = open_odb(&wk->odb, repo, odb, i)) < 0)
 			goto fail;
 		if (pthread_create(&wk->thread, NULL, worker_main, wk))
 			break;

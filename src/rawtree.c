@@ -3,6 +3,7 @@
  */
 #include "rawtree.h"
 #include "garchive/common.h"
+#include "odb.h"
 
 #include <string.h>
 
@@ -77,8 +78,12 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it)
 
 int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id)
 {
+	int error;
+
 	*out = NULL;
-	if (git_odb_read(out, odb, id) < 0) {
+	if ((error = git_odb_read(out, odb, id)) < 0) {
+		if (odb_corrupt_error(error) < 0)
+			return GA_ECORRUPT;
 		git_error_clear();
 		return GA_ENOTFOUND;
 	}
@@ -90,6 +95,44 @@ int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id)
 	return 0;
 }
 
+/*
+ * One step of git's find_tree_entry(): entries are taken to be sorted,
+ * so the search stops at the first name past `path`.  Returns 0 with
+ * *rest pointing past the entry's name and its '/' ("" when `path` ends
+ * there), or GA_ENOTFOUND or an error.
+ */
+static int find_entry(struct rawtree_entry *out, const char **rest,
+		      const git_odb_object *obj, const char *path,
+		      size_t hashsz)
+{
+	size_t len = strlen(path);
+	struct rawtree_iter it;
+	int error, cmp;
+
+	rawtree_iter_init(&it, git_odb_object_data((git_odb_object *)obj),
+			  git_odb_object_size((git_odb_object *)obj), hashsz);
+	while ((error = rawtree_next(out, &it)) == 0) {
+		if (out->name_len > len)
+			continue;
+		cmp = memcmp(path, out->name, out->name_len);
+		if (cmp > 0)
+			continue;
+		if (cmp < 0)
+			break;
+		if (out->name_len == len) {
+			*rest = path + len;
+			return 0;
+		}
+		if (path[out->name_len] != '/')
+			continue;
+		if (out->mode != 0040000)
+			break;
+		*rest = path + out->name_len + 1;
+		return 0;
+	}
+	return error < 0 && error != GA_ITEROVER ? error : GA_ENOTFOUND;
+}
+
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const git_oid *root, const char *path, size_t hashsz)
 {
@@ -99,33 +142,20 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 
 	git_oid_cpy(&id, root);
 	for (;;) {
-		const char *slash = strchr(path, '/');
-		size_t len = slash ? (size_t)(slash - path) : strlen(path);
-		struct rawtree_iter it;
+		const char *rest;
 
 		if ((error = rawtree_read(&obj, odb, &id)) < 0)
 			return error;
-		rawtree_iter_init(&it, git_odb_object_data(obj),
-				  git_odb_object_size(obj), hashsz);
-		while ((error = rawtree_next(out, &it)) == 0) {
-			if (out->name_len == len &&
-			    !memcmp(out->name, path, len))
-				break;
-		}
+		error = find_entry(out, &rest, obj, path, hashsz);
 		git_odb_object_free(obj);
-		obj = NULL;
-		if (error == GA_ITEROVER)
-			return GA_ENOTFOUND;
 		if (error < 0)
 			return error;
 		/* out->name pointed into the freed tree: not used below. */
 		out->name = NULL;
-		if (!slash)
+		if (!*rest)
 			return 0;
-		if (out->mode != 0040000)
-			return GA_ENOTFOUND;
 		git_oid_cpy(&id, &out->id);
-		path = slash + 1;
+		path = rest;
 	}
 }
 

@@ -46,14 +46,17 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it);
 
 /*
  * Read tree `id` from `odb` into *out (free with git_odb_object_free).
- * Returns 0, or GA_ENOTFOUND when it is missing or not a tree (the
- * caller words the error, which differs from place to place in git).
+ * Returns 0, GA_ECORRUPT with git's message when it is damaged (see
+ * odb.h), or GA_ENOTFOUND when it is missing or not a tree (the caller
+ * words the error, which differs from place to place in git).
  */
 int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
 
 /*
- * Find the entry at `path` ("a/b/c", no trailing slash) below tree
- * `root`.  Returns 0, GA_ENOTFOUND, or GA_ERROR for a malformed tree.
+ * Find the entry at `path` ("a/b/c", or "a/b/" for a directory) below
+ * tree `root`, as git's get_tree_entry() does (a search in each tree
+ * stops at the first name past the one it looks for).  Returns 0, GA_ENOTFOUND, GA_ECORRUPT for a damaged tree, or
+ * GA_ERROR for a malformed one.
  */
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const git_oid *root, const char *path, size_t hashsz);

@@ -8,6 +8,7 @@
 #include "garchive/config.h"
 #include "garchive/filter.h"
 #include "child.h"
+#include "odb.h"
 #include "pktline.h"
 #include "safedir.h"
 #include "transport.h"
@@ -430,6 +431,9 @@ int remote_enter_repo(git_repository **out, const char *path,
 					GIT_REPOSITORY_OPEN_BARE, NULL);
 	if (error < 0)
 		error = not_a_repository(path);
+	else
+		/* git names what it serves "." (see odb.h). */
+		error = odb_install(*out, ".", 1);
 	git_error_clear();
 done:
 	free(base);

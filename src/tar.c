@@ -161,6 +161,17 @@ static unsigned int header_checksum(const unsigned char *h)
 }
 
 /*
+ * Whether an entry of umasked mode `mode` has data.  git decides it on
+ * the mode after tar.umask, which may clear the file-type bits (any
+ * int is a valid tar.umask): then a file is written as an entry of its
+ * type with size 0 and no data.
+ */
+static int is_regular(uint32_t mode)
+{
+	return (mode & 0170000) == 0100000;
+}
+
+/*
  * Fill the fields every header shares, then the checksum.  The name,
  * prefix, linkname and typeflag must already be set.  `mode` is written
  * masked with 07777; `size` only for regular files (git's rule, which
@@ -174,8 +185,7 @@ static void finish_header(struct tar_writer *tw, unsigned char *h,
 	ga_put_octal(f + H_MODE, W_MODE, mode & 07777);
 	ga_put_octal(f + H_UID, W_UID, 0);
 	ga_put_octal(f + H_GID, W_GID, 0);
-	ga_put_octal(f + H_SIZE, W_SIZE,
-		     (mode & 0170000) == 0100000 ? size : 0);
+	ga_put_octal(f + H_SIZE, W_SIZE, is_regular(mode) ? size : 0);
 	ga_put_octal(f + H_MTIME, W_MTIME, tw->mtime);
 	memcpy(f + H_MAGIC, "ustar", 6);
 	memcpy(f + H_VERSION, "00", 2);
@@ -314,7 +324,7 @@ static int tar_add(struct archive_writer *w, struct archive_entry *e)
 		} else if (e->size) {
 			memcpy(h + H_LINKNAME, e->data, (size_t)e->size);
 		}
-	} else if (typeflag == TYPE_REG) {
+	} else if (is_regular(mode)) {
 		size = e->size;
 		if (size > TAR_MAX_SIZE) {
 			pax_add_uint(&pax, "size", size);
@@ -334,7 +344,7 @@ static int tar_add(struct archive_writer *w, struct archive_entry *e)
 	finish_header(tw, h, mode, size);
 	if ((error = emit(tw, h, sizeof(h))) < 0)
 		goto done;
-	if (typeflag != TYPE_REG || !e->size)
+	if (!is_regular(mode) || !e->size)
 		goto done;
 	if (e->stream)
 		error = emit_stream(tw, e);

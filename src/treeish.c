@@ -8,17 +8,51 @@
  * SOURCE_DATE_EPOCH instead when it is set, so that such archives can be
  * reproduced (the reproducible-builds convention; git has no such rule).  Run from a subdirectory
  * of the work tree, git 2.39 archives only that subtree.
+ *
+ * The name is resolved the way git's get_oid() resolves it, and the
+ * objects on the way are read raw, never parsed by libgit2: its tree
+ * parser refuses names longer than 65535 bytes, which git archives.
+ * git checks the content of what it parses against its id (its
+ * parse_object()): the objects the name is peeled through, the named
+ * object, every tag on the way to the commit, the commit and the
+ * archived tree.  So does garchive, with git's "hash mismatch" lines:
+ * a damaged commit, tag or root tree never makes an archive.  Only
+ * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
+ * revparse, which reads commits.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
+#include "odb.h"
 #include "rawtree.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libgit2.h"
+
+/* What git's object layer knows of an object met on the way. */
+struct known {
+	git_oid id;
+	git_object_t type;
+	int parsed;		/* its links below are read */
+	int checked;		/* and its content matched its id */
+	git_oid next;		/* a tag's target, a commit's tree */
+	git_object_t next_type;
+	git_oid *parents;	/* a commit's */
+	size_t nr_parents, alloc_parents;
+};
+
+struct resolver {
+	git_repository *repo;
+	git_odb *odb;
+	const struct treeish_options *opts;
+	struct known *known;
+	size_t nr, alloc;
+};
 
 /* The ref a name means, as git's dwim_ref() finds it, or NULL. */
 static char *dwim_refname(git_repository *repo, const char *name,
@@ -35,12 +69,786 @@ static char *dwim_refname(git_repository *repo, const char *name,
 	return full;
 }
 
+static struct known *find_known(struct resolver *rs, const git_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (git_oid_equal(&rs->known[i].id, id))
+			return &rs->known[i];
+	return NULL;
+}
+
+static void say_type_clash(const git_oid *id, git_object_t known,
+			   git_object_t wanted)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	ga_report(GA_REPORT_ERROR, "object %s is a %s, not a %s", hex,
+		  git_object_type2string(known),
+		  git_object_type2string(wanted));
+}
+
+/*
+ * git's lookup_<type>(): hear of object `id` as a `type`.  git keeps
+ * one type per object: one it has heard of as another type is refused
+ * with its error.  Returns 0 or -1.  The table may move.
+ */
+static int learn(struct resolver *rs, const git_oid *id, git_object_t type)
+{
+	struct known *k = find_known(rs, id);
+
+	if (k) {
+		if (k->type == type)
+			return 0;
+		say_type_clash(id, k->type, type);
+		return -1;
+	}
+	GA_ALLOC_GROW(rs->known, rs->nr + 1, rs->alloc);
+	k = &rs->known[rs->nr++];
+	memset(k, 0, sizeof(*k));
+	git_oid_cpy(&k->id, id);
+	k->type = type;
+	return 0;
+}
+
+static void resolver_release(struct resolver *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		free(rs->known[i].parents);
+	free(rs->known);
+	git_odb_free(rs->odb);
+}
+
+/* A full hex object id at `p` (either case), as git's get_oid_hex(). */
+static int hex_oid(git_oid *out, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < GIT_OID_HEXSZ; i++)
+		if (ga_hexval(p[i]) < 0)
+			return -1;
+	return git_oid_fromstrn(out, p, GIT_OID_HEXSZ) < 0 ? -1 : 0;
+}
+
+static int parse_error(const char *fmt, const git_oid *a, const git_oid *b)
+{
+	char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(ha, sizeof(ha), a);
+	if (b) {
+		git_oid_tostr(hb, sizeof(hb), b);
+		ga_report(GA_REPORT_ERROR, fmt, ha, hb);
+	} else {
+		ga_report(GA_REPORT_ERROR, fmt, ha);
+	}
+	return -1;
+}
+
+/*
+ * git's parse_commit_buffer(), as far as the links go: the tree, then
+ * the parents, each heard of (learn()) as it is found, with git's errors
+ * for a malformed commit.  Returns 0 or -1.
+ */
+static int parse_commit_links(struct resolver *rs, const git_oid *id,
+			      const char *data, size_t size)
+{
+	const char *p = data, *end = data + size;
+	git_oid tree, parent, *parents = NULL;
+	size_t nr = 0, alloc = 0;
+	struct known *k;
+
+	if (size <= 5 + GIT_OID_HEXSZ + 1 || memcmp(p, "tree ", 5) ||
+	    p[5 + GIT_OID_HEXSZ] != '\n')
+		return parse_error("bogus commit object %s", id, NULL);
+	if (hex_oid(&tree, p + 5) < 0)
+		return parse_error("bad tree pointer in commit %s", id, NULL);
+	if (learn(rs, &tree, GIT_OBJECT_TREE) < 0)
+		return parse_error("bad tree pointer %s in commit %s", &tree,
+				   id);
+	p += 5 + GIT_OID_HEXSZ + 1;
+	while (end - p > 7 + GIT_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
+		if (end - p <= 7 + GIT_OID_HEXSZ + 1 ||
+		    hex_oid(&parent, p + 7) < 0 ||
+		    p[7 + GIT_OID_HEXSZ] != '\n') {
+			free(parents);
+			return parse_error("bad parents in commit %s", id,
+					   NULL);
+		}
+		p += 7 + GIT_OID_HEXSZ + 1;
+		if (learn(rs, &parent, GIT_OBJECT_COMMIT) < 0) {
+			free(parents);
+			return parse_error("bad parent %s in commit %s",
+					   &parent, id);
+		}
+		GA_ALLOC_GROW(parents, nr + 1, alloc);
+		git_oid_cpy(&parents[nr++], &parent);
+	}
+	k = find_known(rs, id);
+	free(k->parents);
+	git_oid_cpy(&k->next, &tree);
+	k->next_type = GIT_OBJECT_TREE;
+	k->parents = parents;
+	k->nr_parents = nr;
+	k->alloc_parents = alloc;
+	return 0;
+}
+
+/*
+ * git's parse_tag_buffer(), as far as the link goes: "object", "type",
+ * then a "tag" line; the target is heard of before the "tag" line is
+ * looked for, as in git.  Returns 0 or -1 (git says why only for an
+ * unknown type or a target it knows as another type).
+ */
+static int parse_tag_links(struct resolver *rs, const git_oid *id,
+			   const char *data, size_t size)
+{
+	static const git_object_t types[] = {
+		GIT_OBJECT_BLOB, GIT_OBJECT_TREE, GIT_OBJECT_COMMIT,
+		GIT_OBJECT_TAG,
+	};
+	const char *p = data, *end = data + size, *nl;
+	git_object_t type = GIT_OBJECT_INVALID;
+	char name[20];
+	git_oid target;
+	struct known *k;
+	size_t i;
+
+	if (size < GIT_OID_HEXSZ + 24 || memcmp(p, "object ", 7) ||
+	    hex_oid(&target, p + 7) < 0 || p[7 + GIT_OID_HEXSZ] != '\n')
+		return -1;
+	p += 7 + GIT_OID_HEXSZ + 1;
+	if (end - p < 5 || memcmp(p, "type ", 5))
+		return -1;
+	p += 5;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl || nl - p >= (ptrdiff_t)sizeof(name))
+		return -1;
+	memcpy(name, p, (size_t)(nl - p));
+	name[nl - p] = '\0';
+	p = nl + 1;
+	for (i = 0; i < GA_ARRAY_SIZE(types); i++)
+		if (!strcmp(name, git_object_type2string(types[i])))
+			type = types[i];
+	if (type == GIT_OBJECT_INVALID) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), id);
+		ga_report(GA_REPORT_ERROR, "unknown tag type '%s' in %s",
+			  name, hex);
+		return -1;
+	}
+	if (learn(rs, &target, type) < 0)
+		return parse_error("bad tag pointer to %s in %s", &target, id);
+	k = find_known(rs, id);
+	git_oid_cpy(&k->next, &target);
+	k->next_type = type;
+	return end - p > 4 && !memcmp(p, "tag ", 4) ? 0 : -1;
+}
+
+/* How an object is read (see read_known()). */
+enum read_how {
+	AS_PARSE_OBJECT,	/* git's parse_object(): checked if unread */
+	AS_PARSE_COMMIT,	/* git's parse_commit(): never checked */
+	CHECKED			/* checked even if git read it unchecked */
+};
+
+/* What git's error() says for a read that found nothing usable. */
+static int not_usable(void)
+{
+	git_error_clear();
+	return GA_ENOTFOUND;
+}
+
+static int say_not_usable(const char *fmt, const git_oid *id)
+{
+	parse_error(fmt, id, NULL);
+	return not_usable();
+}
+
+/*
+ * Read object `id` as git's object layer does (parse_object(), or
+ * parse_commit() for AS_PARSE_COMMIT) and hear of what it links to.
+ * Its content is checked against its id ("error: hash mismatch <id>")
+ * unless `how` says otherwise.  An object git has not heard of yet is
+ * first asked for its type, so damage in the header of a loose one is
+ * told twice, as git tells it.  Returns 0 with *out (valid until the
+ * next read), GA_ENOTFOUND when it is missing, unusable, malformed or
+ * does not match its id (with git's error lines reported), or
+ * GA_ECORRUPT when it is damaged (git dies there).
+ */
+static int read_known(struct known **out, struct resolver *rs,
+		      const git_oid *id, enum read_how how)
+{
+	struct known *k = find_known(rs, id);
+	int heard_of = k != NULL;
+	git_odb_object *obj = NULL;
+	git_object_t type;
+	git_oid actual;
+	int error;
+
+	*out = NULL;
+	if (k && k->parsed && (k->checked || how != CHECKED)) {
+		*out = k;
+		return 0;
+	}
+	if ((error = git_odb_read(&obj, rs->odb, id)) < 0) {
+		if (error == GA_ECORRUPT)
+			return heard_of || how == AS_PARSE_COMMIT
+				? odb_corrupt_error(error)
+				: odb_blob_corrupt_error(error);
+		if (how == AS_PARSE_COMMIT)
+			return say_not_usable("Could not read %s", id);
+		return not_usable();
+	}
+	type = git_odb_object_type(obj);
+	if (how == AS_PARSE_COMMIT && type != GIT_OBJECT_COMMIT) {
+		git_odb_object_free(obj);
+		return say_not_usable("Object %s not a commit", id);
+	}
+	if (how != AS_PARSE_COMMIT &&
+	    (git_odb_hash(&actual, git_odb_object_data(obj),
+			  git_odb_object_size(obj), type) < 0 ||
+	     !git_oid_equal(&actual, id))) {
+		git_odb_object_free(obj);
+		return say_not_usable("hash mismatch %s", id);
+	}
+	/*
+	 * git takes an object it heard of as a blob for a blob (its type
+	 * is not asked again); any other clash is an error.
+	 */
+	if (k && k->type == GIT_OBJECT_BLOB)
+		type = GIT_OBJECT_BLOB;
+	if (learn(rs, id, type) < 0) {
+		git_odb_object_free(obj);
+		return not_usable();
+	}
+	if (type == GIT_OBJECT_COMMIT)
+		error = parse_commit_links(rs, id, git_odb_object_data(obj),
+					   git_odb_object_size(obj));
+	else if (type == GIT_OBJECT_TAG)
+		error = parse_tag_links(rs, id, git_odb_object_data(obj),
+					git_odb_object_size(obj));
+	git_odb_object_free(obj);
+	if (error < 0)
+		return not_usable();
+	k = find_known(rs, id);
+	k->parsed = 1;
+	k->checked = how != AS_PARSE_COMMIT;
+	*out = k;
+	return 0;
+}
+
+/* A step along a commit or tag, read as git's parse_object() would. */
+static int follow(struct known **out, struct resolver *rs,
+		  const struct known *k)
+{
+	git_oid next = k->next;
+
+	return read_known(out, rs, &next, AS_PARSE_OBJECT);
+}
+
+/*
+ * git's lookup_commit_reference(): the commit `id` is or whose tags lead
+ * to.  With `say` git's complaint about another type is reported.
+ * Returns 0, GA_ENOTFOUND or GA_ECORRUPT.
+ */
+static int commit_reference(struct known **out, struct resolver *rs,
+			    const git_oid *id, int say)
+{
+	struct known *k;
+	int error;
+
+	if ((error = read_known(&k, rs, id, AS_PARSE_OBJECT)) < 0)
+		return error;
+	while (k->type == GIT_OBJECT_TAG)
+		if ((error = follow(&k, rs, k)) < 0)
+			return error;
+	if (k->type != GIT_OBJECT_COMMIT) {
+		if (say) {
+			say_type_clash(&k->id, k->type, GIT_OBJECT_COMMIT);
+		}
+		return GA_ENOTFOUND;
+	}
+	*out = k;
+	return 0;
+}
+
+static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
+		     size_t len);
+
+/* git's get_parent(): "<name>^<idx>", where ^0 is the commit itself. */
+static int get_parent(git_oid *out, struct resolver *rs, const char *name,
+		      size_t len, unsigned long idx)
+{
+	struct known *k;
+	git_oid id;
+	int error;
+
+	if ((error = get_oid_1(&id, rs, name, len)) < 0 ||
+	    (error = commit_reference(&k, rs, &id, 1)) < 0)
+		return error;
+	if (!idx) {
+		git_oid_cpy(out, &k->id);
+		return 0;
+	}
+	if (idx > k->nr_parents)
+		return GA_ENOTFOUND;
+	git_oid_cpy(out, &k->parents[idx - 1]);
+	return 0;
+}
+
+/*
+ * git's get_nth_ancestor(): "<name>~<n>".  The commits on the way are
+ * read as git's parse_commit() reads them, unchecked.
+ */
+static int get_nth_ancestor(git_oid *out, struct resolver *rs,
+			    const char *name, size_t len, unsigned long n)
+{
+	struct known *k;
+	git_oid id;
+	int error;
+
+	if ((error = get_oid_1(&id, rs, name, len)) < 0 ||
+	    (error = commit_reference(&k, rs, &id, 1)) < 0)
+		return error;
+	while (n--) {
+		git_oid_cpy(&id, &k->id);
+		if ((error = read_known(&k, rs, &id, AS_PARSE_COMMIT)) < 0)
+			return error;
+		if (k->type != GIT_OBJECT_COMMIT || !k->nr_parents)
+			return GA_ENOTFOUND;
+		/* The parent is only heard of, not read. */
+		git_oid_cpy(&id, &k->parents[0]);
+		k = find_known(rs, &id);
+	}
+	git_oid_cpy(out, &k->id);
+	return 0;
+}
+
+/* libgit2's revparse for what only it reads: reflogs, :/text and such. */
+static int revparse(git_oid *out, struct resolver *rs, const char *name,
+		    size_t len)
+{
+	char *spec = ga_xstrndup(name, len);
+	git_object *obj = NULL;
+	int error = git_revparse_single(&obj, rs->repo, spec);
+
+	free(spec);
+	if (error == GA_ECORRUPT)
+		return odb_corrupt_error(error);
+	if (error < 0)
+		return not_usable();
+	git_oid_cpy(out, git_object_id(obj));
+	git_object_free(obj);
+	return 0;
+}
+
+/*
+ * git's peel_onion(): "<name>^{<type>}", "<name>^{}".  Returns 0,
+ * GA_ENOTFOUND (also when `name` has no such suffix), or GA_ECORRUPT.
+ */
+static int peel_onion(git_oid *out, struct resolver *rs, const char *name,
+		      size_t len)
+{
+	static const struct {
+		const char *word;
+		git_object_t type;
+	} types[] = {
+		{ "commit}", GIT_OBJECT_COMMIT }, { "tag}", GIT_OBJECT_TAG },
+		{ "tree}", GIT_OBJECT_TREE }, { "blob}", GIT_OBJECT_BLOB },
+		{ "object}", GIT_OBJECT_ANY }, { "}", GIT_OBJECT_INVALID },
+	};
+	const char *sp;
+	git_object_t want = GIT_OBJECT_INVALID;
+	struct known *k;
+	git_oid outer;
+	size_t i, base;
+	int error, found = 0;
+
+	if (len < 4 || name[len - 1] != '}')
+		return GA_ENOTFOUND;
+	for (sp = name + len - 1; sp > name; sp--)
+		if (*sp == '{' && sp[-1] == '^')
+			break;
+	if (sp <= name)
+		return GA_ENOTFOUND;
+	sp++;
+	base = (size_t)(sp - name) - 2;
+	if (*sp == '/')
+		return revparse(out, rs, name, len);
+	/* git takes the first word the rest starts with: "^{tree}x}". */
+	for (i = 0; i < GA_ARRAY_SIZE(types) && !found; i++)
+		if ((size_t)(name + len - sp) >= strlen(types[i].word) &&
+		    !memcmp(sp, types[i].word, strlen(types[i].word))) {
+			want = types[i].type;
+			found = 1;
+		}
+	if (!found)
+		return GA_ENOTFOUND;
+	if ((error = get_oid_1(&outer, rs, name, base)) < 0 ||
+	    (error = read_known(&k, rs, &outer, AS_PARSE_OBJECT)) < 0)
+		return error;
+	if (want == GIT_OBJECT_INVALID) {
+		/* git's deref_tag(), warning with the name before "^{}". */
+		while (k->type == GIT_OBJECT_TAG) {
+			if ((error = follow(&k, rs, k)) < 0) {
+				if (error == GA_ENOTFOUND)
+					ga_report(GA_REPORT_ERROR,
+						  "missing object referenced "
+						  "by '%.*s'", (int)base, name);
+				return error;
+			}
+		}
+	} else {
+		/* git's peel_to_type(). */
+		while (want != GIT_OBJECT_ANY && k->type != want) {
+			if (k->type != GIT_OBJECT_TAG &&
+			    k->type != GIT_OBJECT_COMMIT) {
+				ga_report(GA_REPORT_ERROR, "%.*s: expected %s "
+					  "type, but the object dereferences "
+					  "to %s type", (int)len, name,
+					  git_object_type2string(want),
+					  git_object_type2string(k->type));
+				return GA_ENOTFOUND;
+			}
+			if ((error = follow(&k, rs, k)) < 0)
+				return error;
+		}
+	}
+	git_oid_cpy(out, &k->id);
+	return 0;
+}
+
+/* A full object id in hex: taken without reading it, as git does. */
+static int is_full_hex(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len != GIT_OID_HEXSZ)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (ga_hexval(name[i]) < 0)
+			return 0;
+	return 1;
+}
+
+/* git's get_short_oid(): an abbreviated id of one object. */
+static int get_short_oid(git_oid *out, struct resolver *rs, const char *hex,
+			 size_t len)
+{
+	git_oid prefix;
+	size_t i;
+
+	if (len < GIT_OID_MINPREFIXLEN || len >= GIT_OID_HEXSZ)
+		return GA_ENOTFOUND;
+	for (i = 0; i < len; i++)
+		if (ga_hexval(hex[i]) < 0)
+			return GA_ENOTFOUND;
+	if (git_oid_fromstrn(&prefix, hex, len) < 0 ||
+	    git_odb_exists_prefix(out, rs->odb, &prefix, len) < 0)
+		return not_usable();
+	return 0;
+}
+
+/*
+ * git's get_oid_basic(), get_describe_name() and get_short_oid(): a
+ * full hex id, a ref (with @{...} through libgit2), describe output
+ * ("<tag>-<n>-g<hex>") or an abbreviated id.  The object is not read.
+ */
+static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
+			 size_t len)
+{
+	const char *g;
+	char *refname;
+	int error;
+
+	if (!len)
+		return GA_ENOTFOUND;
+	if (is_full_hex(name, len))
+		return git_oid_fromstrn(out, name, len) < 0 ? GA_ENOTFOUND : 0;
+	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
+		return revparse(out, rs, name, len);
+	if ((refname = dwim_refname(rs->repo, name, len))) {
+		error = git_reference_name_to_id(out, rs->repo, refname);
+		free(refname);
+		return error < 0 ? not_usable() : 0;
+	}
+	for (g = name + len - 1; g > name; g--)
+		if (*g == 'g' && g[-1] == '-')
+			break;
+	if (g > name && get_short_oid(out, rs, g + 1,
+				      (size_t)(name + len - g - 1)) == 0)
+		return 0;
+	return get_short_oid(out, rs, name, len);
+}
+
+/*
+ * git's get_oid_1(): `name` (`len` bytes) is "<name>~<n>", "<name>^<n>",
+ * "<name>^{...}" or a basic name.  Returns 0, GA_ENOTFOUND (with git's
+ * error lines reported, if any), or GA_ECORRUPT.
+ */
+static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
+		     size_t len)
+{
+	const char *cp = name + len;
+	unsigned long n = 0;
+	int error;
+
+	while (cp > name && cp[-1] >= '0' && cp[-1] <= '9')
+		cp--;
+	if (cp > name && (cp[-1] == '~' || cp[-1] == '^')) {
+		const char *d;
+		size_t base = (size_t)(cp - 1 - name);
+
+		for (d = cp; d < name + len; d++) {
+			if (n > (INT_MAX - 9) / 10)
+				return GA_ENOTFOUND;
+			n = n * 10 + (unsigned long)(*d - '0');
+		}
+		if (cp == name + len)
+			n = 1;
+		if (cp[-1] == '^')
+			return get_parent(out, rs, name, base, n);
+		return get_nth_ancestor(out, rs, name, base, n);
+	}
+	error = peel_onion(out, rs, name, len);
+	if (error != GA_ENOTFOUND)
+		return error;
+	return get_oid_basic(out, rs, name, len);
+}
+
+/* git's is_inside_work_tree(), and the top of the work tree. */
+static int inside_worktree(char top[PATH_MAX], git_repository *repo)
+{
+	const char *workdir = git_repository_workdir(repo);
+	char cwd[PATH_MAX];
+	size_t len;
+
+	if (!workdir || !getcwd(cwd, sizeof(cwd)) || !realpath(workdir, top))
+		return 0;
+	len = strlen(top);
+	return !strncmp(cwd, top, len) && (!cwd[len] || cwd[len] == '/' ||
+					   !strcmp(top, "/"));
+}
+
+/*
+ * The path of "<rev>:<path>" from the top of the tree: git takes one
+ * starting with "./" or "../" from the directory it runs in.  Returns 0
+ * with *out (the caller frees it), or a fatal error.
+ */
+static int tree_path(char **out, struct resolver *rs, const char *path)
+{
+	struct ga_buf joined = GA_BUF_INIT;
+	char top[PATH_MAX];
+	int error = 0;
+
+	*out = NULL;
+	if (strncmp(path, "./", 2) && strncmp(path, "../", 3)) {
+		*out = ga_xstrdup(path);
+		return 0;
+	}
+	if (rs->opts->remote || !inside_worktree(top, rs->repo))
+		return ga_error_set("relative path syntax can't be used "
+				    "outside working tree");
+	ga_buf_puts(&joined, rs->opts->cwd_prefix ? rs->opts->cwd_prefix : "");
+	ga_buf_puts(&joined, path);
+	if (ga_normalize_path(joined.ptr, joined.ptr) < 0)
+		error = ga_error_set("'%s' is outside repository at '%s'",
+				     path, top);
+	else
+		*out = ga_xstrdup(joined.ptr);
+	ga_buf_release(&joined);
+	return error;
+}
+
+/*
+ * A tag or commit whose content does not match its id may name another
+ * that names it back; git's read_object_with_reference() would follow
+ * such a ring for ever.  No real chain of tags is this long.
+ */
+#define TREEISH_MAX_REFERENCES 100000
+
+/*
+ * git's read_object_with_reference() for a tree: from `id`, the "object"
+ * of each tag and the "tree" of each commit, read raw and unchecked,
+ * until a tree.  Returns 0, GA_ENOTFOUND or GA_ECORRUPT.
+ */
+static int peel_raw_to_tree(git_oid *id, struct resolver *rs)
+{
+	git_odb_object *obj = NULL;
+	unsigned long hops;
+	int error;
+
+	for (hops = 0; hops < TREEISH_MAX_REFERENCES; hops++) {
+		const char *data, *ref;
+		git_object_t type;
+		size_t size, reflen;
+
+		if ((error = git_odb_read(&obj, rs->odb, id)) < 0)
+			return error == GA_ECORRUPT ? odb_corrupt_error(error)
+						    : not_usable();
+		type = git_odb_object_type(obj);
+		data = git_odb_object_data(obj);
+		size = git_odb_object_size(obj);
+		if (type == GIT_OBJECT_TREE) {
+			git_odb_object_free(obj);
+			return 0;
+		}
+		ref = type == GIT_OBJECT_COMMIT ? "tree " :
+		      type == GIT_OBJECT_TAG ? "object " : NULL;
+		reflen = ref ? strlen(ref) : 0;
+		error = !ref || size < reflen + GIT_OID_HEXSZ ||
+			memcmp(data, ref, reflen) ||
+			hex_oid(id, data + reflen) < 0;
+		git_odb_object_free(obj);
+		if (error)
+			return GA_ENOTFOUND;
+	}
+	return GA_ENOTFOUND;
+}
+
+/*
+ * git's get_tree_entry() for "<rev>:<path>": the commits and tags from
+ * `rev` to its tree, and the trees down to the entry, are read without
+ * being checked, as git reads them.
+ */
+static int tree_entry(git_oid *out, struct resolver *rs, const git_oid *rev,
+		      const char *path)
+{
+	struct rawtree_entry entry;
+	git_oid id;
+	int error;
+
+	git_oid_cpy(&id, rev);
+	if ((error = peel_raw_to_tree(&id, rs)) < 0)
+		return error;
+	if (!*path) {
+		git_oid_cpy(out, &id);
+		return 0;
+	}
+	error = rawtree_lookup(&entry, rs->odb, &id, path, GIT_OID_RAWSZ);
+	if (error < 0)
+		return error;
+	git_oid_cpy(out, &entry.id);
+	return 0;
+}
+
+/*
+ * ":<path>" and ":<stage>:<path>": an entry of the index; ":/<text>",
+ * the youngest commit whose message matches, is libgit2's.
+ */
+static int index_entry(git_oid *out, struct resolver *rs, const char *name)
+{
+	const git_index_entry *e;
+	git_index *index = NULL;
+	char *path = NULL;
+	int stage = 0, error;
+
+	if (name[1] == '/' && name[2])
+		return revparse(out, rs, name, strlen(name));
+	name++;
+	if (name[0] >= '0' && name[0] <= '3' && name[1] == ':') {
+		stage = name[0] - '0';
+		name += 2;
+	}
+	if ((error = tree_path(&path, rs, name)) < 0)
+		return error;
+	if (git_repository_index(&index, rs->repo) < 0 ||
+	    !(e = git_index_get_bypath(index, path, stage)))
+		error = not_usable();
+	else
+		git_oid_cpy(out, &e->id);
+	git_index_free(index);
+	free(path);
+	return error;
+}
+
+/*
+ * git's get_oid(): the object `name` names, with the objects on the way
+ * read and checked as git does.  Returns 0, GA_ENOTFOUND for "not a
+ * valid object name" (with git's error lines reported), or another
+ * error with its message.
+ */
+static int get_oid(git_oid *out, struct resolver *rs, const char *name)
+{
+	const char *cp;
+	char *path = NULL;
+	int depth = 0, error;
+	git_oid rev;
+
+	if (name[0] == ':')
+		return index_entry(out, rs, name);
+	for (cp = name; *cp; cp++) {
+		if (*cp == '{')
+			depth++;
+		else if (depth && *cp == '}')
+			depth--;
+		else if (!depth && *cp == ':')
+			break;
+	}
+	if (!*cp)
+		return get_oid_1(out, rs, name, strlen(name));
+	if ((error = get_oid_1(&rev, rs, name, (size_t)(cp - name))) < 0 ||
+	    (error = tree_path(&path, rs, cp + 1)) < 0)
+		return error;
+	error = tree_entry(out, rs, &rev, path);
+	free(path);
+	return error;
+}
+
+/*
+ * git's lookup_commit_reference_gently(), quietly: the commit the named
+ * object is or whose tags lead to, checked even if git read it without
+ * checking on the way (a commit reached by ~ or ^).  Returns 1 with
+ * *out, 0 when there is none, or GA_ECORRUPT.
+ */
+static int find_commit(git_oid *out, struct resolver *rs, const git_oid *id)
+{
+	struct known *k;
+	int error;
+
+	if ((error = read_known(&k, rs, id, CHECKED)) < 0)
+		return error == GA_ENOTFOUND ? 0 : error;
+	while (k->type == GIT_OBJECT_TAG)
+		if ((error = follow(&k, rs, k)) < 0)
+			return error == GA_ENOTFOUND ? 0 : error;
+	if (k->type != GIT_OBJECT_COMMIT)
+		return 0;
+	git_oid_cpy(out, &k->id);
+	return 1;
+}
+
+/*
+ * git's parse_tree_indirect(): the tree the named object is or leads to,
+ * checked (also a commit git read unchecked, as in find_commit()).
+ * Returns 0, GA_ENOTFOUND ("not a tree object"), or GA_ECORRUPT.
+ */
+static int find_tree(git_oid *out, struct resolver *rs, const git_oid *id)
+{
+	struct known *k;
+	int error;
+
+	if ((error = read_known(&k, rs, id, CHECKED)) < 0)
+		return error;
+	while (k->type != GIT_OBJECT_TREE) {
+		if (k->type != GIT_OBJECT_TAG && k->type != GIT_OBJECT_COMMIT)
+			return GA_ENOTFOUND;
+		if ((error = follow(&k, rs, k)) < 0)
+			return error;
+	}
+	git_oid_cpy(out, &k->id);
+	return 0;
+}
+
 /* Replace the archived tree by its subtree at `dir` ("sub/" or "sub"). */
-static int enter_subdir(struct treeish *t, git_repository *repo,
+static int enter_subdir(struct treeish *t, struct resolver *rs,
 			const char *dir)
 {
 	struct rawtree_entry entry;
-	git_odb *odb = NULL;
 	size_t len = strlen(dir);
 	char *path;
 	int error;
@@ -49,117 +857,16 @@ static int enter_subdir(struct treeish *t, git_repository *repo,
 		len--;
 	if (!len)
 		return 0;
-	if (git_repository_odb(&odb, repo) < 0)
-		return ga_error_from_git(NULL);
 	path = ga_xstrndup(dir, len);
-	error = rawtree_lookup(&entry, odb, &t->tree_id, path, t->hexsz / 2);
+	error = rawtree_lookup(&entry, rs->odb, &t->tree_id, path,
+			       t->hexsz / 2);
 	free(path);
-	git_odb_free(odb);
 	if (error == GA_ENOTFOUND || (!error && entry.mode != 0040000))
 		return ga_error_set("current working directory is untracked");
 	if (error < 0)
 		return error;
 	git_oid_cpy(&t->tree_id, &entry.id);
 	return 0;
-}
-
-/*
- * Peel tags to what they point at, then a commit to its tree, without
- * parsing the tree itself: the walk reads trees its own way, and a tree
- * libgit2 cannot parse must still fail with git's messages.  Returns 0
- * with *is_tree set when the end of the chain is a tree.
- */
-static int peel(struct treeish *out, git_repository *repo, git_object *obj,
-		int *is_tree)
-{
-	git_oid id;
-	git_object_t type = git_object_type(obj);
-	git_object *cur = NULL;
-	int error = 0;
-
-	git_oid_cpy(&id, git_object_id(obj));
-	*is_tree = 0;
-	while (type == GIT_OBJECT_TAG) {
-		git_tag *tag = NULL;
-
-		if (git_tag_lookup(&tag, repo, &id) < 0)
-			return ga_error_from_git(NULL);
-		git_oid_cpy(&id, git_tag_target_id(tag));
-		type = git_tag_target_type(tag);
-		git_tag_free(tag);
-	}
-	if (type == GIT_OBJECT_COMMIT) {
-		if (git_object_lookup(&cur, repo, &id, GIT_OBJECT_COMMIT) < 0)
-			return ga_error_from_git(NULL);
-		out->commit = (git_commit *)cur;
-		git_oid_cpy(&out->commit_id, &id);
-		git_oid_cpy(&out->tree_id, git_commit_tree_id(out->commit));
-		*is_tree = 1;
-	} else if (type == GIT_OBJECT_TREE) {
-		git_oid_cpy(&out->tree_id, &id);
-		*is_tree = 1;
-	}
-	return error;
-}
-
-/*
- * libgit2 could not resolve `name`.  git names a full hex id or a ref
- * without reading the object, and only then finds no tree in it (the
- * object is missing, unreadable or corrupt): it says "not a tree
- * object: <id>" where it got that far, "not a valid object name"
- * otherwise.
- */
-static int unreadable_object(git_repository *repo, const char *name,
-			     const char *refname)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-	git_oid id;
-	int found = 0;
-
-	if (strlen(name) == GIT_OID_HEXSZ &&
-	    strspn(name, "0123456789abcdefABCDEF") == GIT_OID_HEXSZ)
-		found = git_oid_fromstr(&id, name) == 0;
-	else if (refname && *name && !strchr(name, ':'))
-		found = git_reference_name_to_id(&id, repo, refname) == 0;
-	git_error_clear();
-	if (!found)
-		return ga_error_set("not a valid object name: %s", name);
-	git_oid_tostr(hex, sizeof(hex), &id);
-	return ga_error_set("not a tree object: %s", hex);
-}
-
-/*
- * When the ref that `name` starts with (before any ^, ~, : or @{) points
- * at an object that cannot be read, fail as git does without asking
- * libgit2's revparse: libgit2 1.5 leaks the reference it found on that
- * path.  Returns 0 when revparse may go on.
- */
-static int check_base_object(git_repository *repo, const char *name)
-{
-	size_t len = strcspn(name, "^~:");
-	const char *at = strstr(name, "@{");
-	git_object *obj = NULL;
-	char *refname;
-	git_oid id;
-	int error = 0;
-
-	if (at && (size_t)(at - name) < len)
-		len = (size_t)(at - name);
-	if (!len || !(refname = dwim_refname(repo, name, len)))
-		return 0;
-	if (git_reference_name_to_id(&id, repo, refname) == 0 &&
-	    git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), &id);
-		error = name[len]
-			? ga_error_set("not a valid object name: %s", name)
-			: ga_error_set("not a tree object: %s", hex);
-	}
-	git_object_free(obj);
-	git_error_clear();
-	free(refname);
-	return error;
 }
 
 /*
@@ -185,10 +892,11 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
-	git_object *obj = NULL;
+	struct resolver rs = { 0 };
 	const char *name = opts->name;
 	char hex[GIT_OID_HEXSZ + 1];
-	int is_tree, error;
+	git_oid named;
+	int has_commit, error;
 
 	memset(out, 0, sizeof(*out));
 	out->hexsz = GIT_OID_HEXSZ;
@@ -205,17 +913,33 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		out->refname = dwim_refname(repo, name, strlen(name));
 	}
 
-	if ((error = check_base_object(repo, name)) < 0 ||
-	    git_revparse_single(&obj, repo, name) < 0) {
-		if (!error)
-			error = unreadable_object(repo, name, out->refname);
+	rs.repo = repo;
+	rs.opts = opts;
+	if (git_repository_odb(&rs.odb, repo) < 0) {
+		error = ga_error_from_git(NULL);
 		goto done;
 	}
-	if ((error = peel(out, repo, obj, &is_tree)) < 0)
+	if ((error = get_oid(&named, &rs, name)) < 0) {
+		if (error == GA_ENOTFOUND)
+			error = ga_error_set("not a valid object name: %s",
+					     name);
 		goto done;
-	if (!is_tree) {
-		git_oid_tostr(hex, sizeof(hex), git_object_id(obj));
-		error = ga_error_set("not a tree object: %s", hex);
+	}
+	if ((has_commit = find_commit(&out->commit_id, &rs, &named)) < 0) {
+		error = has_commit;
+		goto done;
+	}
+	if ((error = find_tree(&out->tree_id, &rs, &named)) < 0) {
+		if (error == GA_ENOTFOUND) {
+			git_oid_tostr(hex, sizeof(hex), &named);
+			error = ga_error_set("not a tree object: %s", hex);
+		}
+		goto done;
+	}
+	/* Its time and, for export-subst, its fields. */
+	if (has_commit && git_commit_lookup(&out->commit, repo,
+					    &out->commit_id) < 0) {
+		error = ga_error_from_git(NULL);
 		goto done;
 	}
 	/* A commit gives its committer time; a tree, the current time. */
@@ -228,7 +952,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		goto done;
 
 	if (opts->cwd_prefix && *opts->cwd_prefix &&
-	    (error = enter_subdir(out, repo, opts->cwd_prefix)) < 0)
+	    (error = enter_subdir(out, &rs, opts->cwd_prefix)) < 0)
 		goto done;
 
 	if (opts->mtime &&
@@ -237,7 +961,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		goto done;
 	error = 0;
 done:
-	git_object_free(obj);
+	resolver_release(&rs);
 	if (error < 0)
 		treeish_release(out);
 	return error;

@@ -19,6 +19,7 @@
 #include "garchive/cli.h"
 #include "garchive/treeish.h"
 #include "attr.h"
+#include "odb.h"
 #include "convert.h"
 #include "pathcheck.h"
 #include "pathspec.h"
@@ -98,10 +99,10 @@ struct frame {
 	int have_ahead;
 };
 
-/* A blob handed out piecewise: a libgit2 read stream, or memory. */
+/* A blob handed out piecewise: a loose object's stream, or memory. */
 struct blob_stream {
 	struct entry_stream base;
-	git_odb_stream *odb_stream;
+	struct odb_stream *odb_stream;
 	git_odb_object *obj;
 	size_t pos;
 	const char *oid_hex;
@@ -196,12 +197,17 @@ static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
 			       w->hashsz);
 	free(path);
+	if (error == GA_ECORRUPT)
+		return error;
 	if (error < 0) {
 		ga_error_clear();
 		return GA_ENOTFOUND;
 	}
-	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK ||
-	    git_odb_read(&obj, w->odb, &te.id) < 0) {
+	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK)
+		return GA_ENOTFOUND;
+	if ((error = git_odb_read(&obj, w->odb, &te.id)) < 0) {
+		if (odb_corrupt_error(error) < 0)
+			return GA_ECORRUPT;
 		git_error_clear();
 		return GA_ENOTFOUND;
 	}
@@ -519,8 +525,8 @@ static int check_tree(struct check_state *st, const git_oid *id,
 			  "exceeded maximum allowed tree depth");
 		return ga_error_set("failed to unpack tree object %s", hex);
 	}
-	if (rawtree_read(&obj, st->odb, id) < 0)
-		return tree_unreadable(id);
+	if ((error = rawtree_read(&obj, st->odb, id)) < 0)
+		return error == GA_ECORRUPT ? error : tree_unreadable(id);
 	rawtree_iter_init(&it, git_odb_object_data(obj),
 			  git_odb_object_size(obj), st->w->hashsz);
 	st->depth++;
@@ -651,9 +657,13 @@ static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 {
 	struct frame *f;
 	git_odb_object *obj = NULL;
+	int error;
 
-	if (rawtree_read(&obj, w->odb, id) < 0) {
+	if ((error = rawtree_read(&obj, w->odb, id)) < 0) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		if (error == GA_ECORRUPT)
+			return error;
 
 		git_oid_tostr(hex, sizeof(hex), id);
 		return ga_error_code(GA_EARCHIVE, "Could not read %s", hex);
@@ -729,8 +739,7 @@ static void reset_entry(struct walk *w)
 	memset(&w->entry, 0, sizeof(w->entry));
 	git_odb_object_free(w->obj);
 	w->obj = NULL;
-	if (w->stream.odb_stream)
-		git_odb_stream_free(w->stream.odb_stream);
+	odb_stream_free(w->stream.odb_stream);
 	git_odb_object_free(w->stream.obj);
 	memset(&w->stream, 0, sizeof(w->stream));
 	ga_buf_setlen(&w->content, 0);
@@ -754,15 +763,7 @@ static int stream_read(struct entry_stream *s, unsigned char *buf,
 	struct blob_stream *bs = (struct blob_stream *)s;
 
 	if (bs->odb_stream) {
-		int n = git_odb_stream_read(bs->odb_stream, (char *)buf,
-					    cap > INT32_MAX ? INT32_MAX : cap);
-
-		if (n < 0)
-			return ga_error_code(GA_EARCHIVE,
-					     "cannot stream blob %s",
-					     bs->oid_hex);
-		*nread = (size_t)n;
-		return 0;
+		return odb_stream_read(bs->odb_stream, buf, cap, nread);
 	} else {
 		size_t size = git_odb_object_size(bs->obj);
 		size_t n = size - bs->pos < cap ? size - bs->pos : cap;
@@ -783,21 +784,24 @@ static int blob_unreadable(int code, const char *oid_hex)
 
 /*
  * A blob above core.bigFileThreshold is handed out unconverted, in
- * pieces.  libgit2 streams loose objects only; a packed blob is
- * inflated whole and then handed out from memory.
+ * pieces.  Loose objects are streamed; a packed blob is inflated whole
+ * and then handed out from memory.
  */
 static int open_stream(struct walk *w, const git_oid *oid, size_t size)
 {
 	git_object_t type;
 	size_t len;
+	int error;
 
 	w->stream.base.read = stream_read;
 	w->stream.oid_hex = w->oid_hex;
-	if (git_odb_open_rstream(&w->stream.odb_stream, &len, &type, w->odb,
-				 oid) < 0) {
-		w->stream.odb_stream = NULL;
-		int error = git_odb_read(&w->stream.obj, w->odb, oid);
-
+	error = odb_stream_open(&w->stream.odb_stream, &len, &type, w->odb,
+				oid);
+	if (error == GA_ECORRUPT)
+		return error;
+	if (error < 0) {
+		git_error_clear();
+		error = git_odb_read(&w->stream.obj, w->odb, oid);
 		if (error < 0)
 			return blob_unreadable(error, w->oid_hex);
 	}

@@ -556,6 +556,56 @@ test_lazy_prereq PERMS '
 	mkdir ro && chmod 555 ro && ! as_user sh -c ": >ro/x"
 '
 
+# bounded CMD...: CMD (a program, not a function), stopped with status
+# 124 after 20 seconds (5 minutes under valgrind), so that a run that
+# hangs fails its test instead of blocking the suite.
+bounded () {
+	if test -n "$GARCHIVE_VALGRIND_REAL"
+	then
+		timeout 300 "$@"
+	else
+		timeout 20 "$@"
+	fi
+}
+
+# damage_loose GITDIR OID HOW [ARG...]: rewrite loose object OID of the
+# repository GITDIR in place, keeping its name:
+#   cut N          keep the first N bytes of the file
+#   empty          leave the file empty
+#   size N         deflate it again with N as the size in its header
+#   garbage        add bytes after its zlib stream
+#   replace OLD NEW  deflate it again with the first OLD in it replaced
+#                  (the header is not counted: use it for a same-length
+#                  change, whose id then no longer matches its content)
+damage_loose () {
+	python3 - "$@" <<-\EOF
+	import os, sys, zlib
+	gitdir, oid, how, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+	path = os.path.join(gitdir, "objects", oid[:2], oid[2:])
+	data = open(path, "rb").read()
+	raw = zlib.decompress(data) if how in ("size", "replace") else None
+	if how == "cut":
+	    data = data[:int(args[0])]
+	elif how == "empty":
+	    data = b""
+	elif how == "garbage":
+	    data += b"garbage"
+	elif how == "size":
+	    hdr, body = raw.split(b"\0", 1)
+	    data = zlib.compress(hdr.split(b" ")[0] + b" " + args[0].encode() +
+	                         b"\0" + body)
+	elif how == "replace":
+	    hdr, body = raw.split(b"\0", 1)
+	    old, new = args[0].encode(), args[1].encode()
+	    assert old in body
+	    data = zlib.compress(hdr + b"\0" + body.replace(old, new, 1))
+	else:
+	    sys.exit("damage_loose: unknown " + how)
+	os.chmod(path, 0o644)
+	open(path, "wb").write(data)
+	EOF
+}
+
 test_lazy_prereq GZIP 'gzip --version'
 test_lazy_prereq XZ 'xz --version'
 test_lazy_prereq UNZIP 'unzip -v'

@@ -91,6 +91,26 @@ test_expect_success 'tar.umask values' '
 	git config --unset tar.umask
 '
 
+# git applies tar.umask to the whole mode and decides from the result
+# whether the entry has data: with the file-type bits cleared, a file is
+# an entry of size 0 without data.  Zip ignores tar.umask.
+test_expect_success 'tar.umask with file-type bits: git'"'"'s bytes, a valid tar' '
+	cd repo &&
+	for mask in 0100000 0170000 0040000 0120000 -1 -0100000 \
+		2147483647 0x8000
+	do
+		git config tar.umask $mask &&
+		test_same_as_git HEAD &&
+		tar tf actual.out >/dev/null 2>tar.err &&
+		test_must_be_empty tar.err &&
+		test_same_as_git --format=zip HEAD &&
+		git config core.bigfilethreshold 1 &&
+		test_same_as_git HEAD &&
+		git config --unset core.bigfilethreshold || return 1
+	done &&
+	git config --unset tar.umask
+'
+
 test_expect_success 'a bad tar.umask fails as in git' '
 	cd repo &&
 	git config tar.umask bogus &&

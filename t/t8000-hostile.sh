@@ -129,6 +129,91 @@ test_expect_success 'malformed tree objects fail as in git' '
 	done
 '
 
+# git's own t5000 archives such a tree; libgit2 1.5 refuses to parse a
+# tree with a name over 65535 bytes, so garchive never asks it to.
+test_expect_success 'names over 65535 bytes, by every kind of name: as git' '
+	cd repo &&
+	long=$(mktree "100644 @70000 $(cat blob)" "100644 y $(cat blob)") &&
+	root=$(mktree "040000 sub $long" "100644 z $(cat blob)" \
+		"100644 @65536 $(cat blob2)") &&
+	c=$(commit_of $root) &&
+	git tag -a -m long longtag $c &&
+	git tag longtree $root &&
+	test_same_as_git $c &&
+	test_same_as_git longtag &&
+	test_same_as_git --format=zip $c &&
+	for name in $root $long "$c^{tree}" "$c:" "$c:sub" "$c:sub/" \
+		"longtag^{tree}" "longtag:sub" "$c^{tree}:sub" longtree \
+		"longtree^{}" "longtree:sub"
+	do
+		test_same_as_git "$name" || return 1
+	done &&
+	test_same_as_git "$c:sub/y" &&
+	test_same_as_git "$c:z" &&
+	test_same_as_git "$c:nosuch"
+'
+
+# git parses the commits and tags a name goes through itself, with its
+# own rules and errors ("bogus commit object", "unknown tag type", one
+# type per object); garchive resolves names the same way.
+test_expect_success 'malformed commits and tags, by every kind of name: as git' '
+	cd repo &&
+	t=$(mktree "100644 f $(cat blob)") &&
+	c=$(commit_of $t) &&
+	b=$(cat blob) &&
+	none=1111111111111111111111111111111111111111 &&
+	sig="author A <a@b> 1112911993 -0700\ncommitter C <c@d> 1112911993 -0700\n\nm\n" &&
+	for body in "commit tree $t\n" "commit tree $t" \
+		"commit tree $(echo $t | cut -c1-39)x\n$sig" \
+		"commit tree $t\nparent zz\n$sig" \
+		"commit tree $t\nparent $(echo $c | cut -c1-39)x\n$sig" \
+		"commit tree $t\nparent $none\n$sig" \
+		"commit tree $t\nparent $t\n$sig" \
+		"commit tree $c\n$sig" "commit tree $b\n$sig" \
+		"commit tree $none\n$sig" \
+		"tag object $c\ntype commit\n" \
+		"tag object $c\ntype commit\ntagx\n\nm\n" \
+		"tag object $c\ntype bogus\ntag x\n\nm\n" \
+		"tag object $c\ntype commitcommitcommitcommit\ntag x\n\nm\n" \
+		"tag object $c\ntype tree\ntag x\n\nm\n" \
+		"tag object $t\ntype commit\ntag x\n\nm\n" \
+		"tag object $none\ntype commit\ntag x\n\nm\n"
+	do
+		o=$(printf "${body#* }" |
+		    git hash-object --literally -w -t ${body%% *} --stdin) &&
+		for name in $o "$o^{}" "$o:" "$o^{tree}" "$o~0" "$o^0" \
+			"$o^" "$o^{commit}" "$o^{tag}"
+		do
+			test_same_as_git "$name" || return 1
+		done || return 1
+	done
+'
+
+# A tag whose content does not match its id can name another that names
+# it back.  git 2.39 follows such a ring for ever for "<rev>:"; garchive
+# stops, and fails as git does for the other names.
+test_expect_success 'a ring of tags ends' '
+	cd repo &&
+	python3 - <<-\EOF &&
+	import os, zlib
+	def put(oid, target):
+	    body = b"object %s\ntype tag\ntag x\n\nm\n" % target.encode()
+	    path = os.path.join(".git", "objects", oid[:2], oid[2:])
+	    os.makedirs(os.path.dirname(path), exist_ok=True)
+	    open(path, "wb").write(zlib.compress(b"tag %d\0" % len(body) + body))
+	put("a" * 40, "b" * 40)
+	put("b" * 40, "a" * 40)
+	EOF
+	ring=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa &&
+	test_expect_code 128 bounded garchive $ring: >out 2>err &&
+	test_must_be_empty out &&
+	echo "fatal: not a valid object name: $ring:" >expect &&
+	test_cmp expect err &&
+	test_same_as_git $ring &&
+	test_same_as_git "$ring^{}" &&
+	rm -f .git/objects/aa/aaaa* .git/objects/bb/bbbb*
+'
+
 test_expect_success 'a tree 200 levels deep' '
 	cd repo &&
 	t=$(mktree "100644 leaf $(cat blob)") &&

@@ -28,16 +28,54 @@ no_tmp_left () {
 
 # fails_like_git CODE ARGS...: git and garchive both exit CODE with the
 # same fatal/error/warning lines; with -o, garchive leaves nothing (git
-# leaves a partial file there: garchive's -o is atomic).
+# leaves a partial file there: garchive's -o is atomic).  These helpers
+# run both bounded (see t/lib.sh).
 fails_like_git () {
 	fl_code=$1 &&
 	shift &&
-	test_expect_code $fl_code git archive "$@" >git.out 2>git.err &&
-	test_expect_code $fl_code garchive "$@" >ga.out 2>ga.err &&
+	test_expect_code $fl_code bounded git archive "$@" \
+		>git.out 2>git.err &&
+	test_expect_code $fl_code bounded garchive "$@" >ga.out 2>ga.err &&
 	diagnostics git.err >expect &&
 	diagnostics ga.err >actual &&
 	test_cmp expect actual &&
 	fails_atomically $fl_code expect "$@"
+}
+
+# fails_like_git_once CODE ARGS...: fails_like_git, where git repeats
+# a complaint about a pack at every look-up that meets the pack and
+# garchive tells it once: the lines are compared with repeats dropped.
+fails_like_git_once () {
+	fo_code=$1 &&
+	shift &&
+	test_expect_code $fo_code bounded git archive "$@" \
+		>git.out 2>git.err &&
+	test_expect_code $fo_code bounded garchive "$@" >ga.out 2>ga.err &&
+	diagnostics git.err | awk '!seen[$0]++' >expect &&
+	diagnostics ga.err >actual &&
+	test_cmp expect actual &&
+	fails_atomically $fo_code expect "$@"
+}
+
+# fails_naming_object CODE ARGS...: git and garchive both exit CODE with
+# the same fatal line, which names the damaged object and its pack, and
+# garchive's error lines are among git's (git adds lines of its own pack
+# reader about the deltas it could not resolve; see t/README).
+fails_naming_object () {
+	fn_code=$1 &&
+	shift &&
+	test_expect_code $fn_code bounded git archive "$@" \
+		>git.out 2>git.err &&
+	test_expect_code $fn_code bounded garchive "$@" >ga.out 2>ga.err &&
+	grep "^fatal: " git.err >expect &&
+	grep "^fatal: " ga.err >actual &&
+	test_cmp expect actual &&
+	grep "^error: " git.err | sort -u >git.errors &&
+	grep "^error: " ga.err | sort -u >ga.errors &&
+	comm -13 git.errors ga.errors >extra &&
+	test_must_be_empty extra &&
+	diagnostics ga.err >ga.diag &&
+	fails_atomically $fn_code ga.diag "$@"
 }
 
 # fails_as_documented CODE EXPECT ARGS...: git fails too (its message
@@ -46,29 +84,11 @@ fails_as_documented () {
 	fd_code=$1 &&
 	fd_want=$2 &&
 	shift 2 &&
-	test_must_fail git archive "$@" >git.out 2>git.err &&
-	test_expect_code $fd_code garchive "$@" >ga.out 2>ga.err &&
+	test_must_fail bounded git archive "$@" >git.out 2>git.err &&
+	test_expect_code $fd_code bounded garchive "$@" >ga.out 2>ga.err &&
 	diagnostics ga.err >actual &&
 	test_cmp "$fd_want" actual &&
 	fails_atomically $fd_code "$fd_want" "$@"
-}
-
-# fails_with_prefix CODE LINE ARGS...: git fails too; garchive exits
-# CODE with one diagnostic line that starts with LINE (the rest comes
-# from zlib or libgit2 and depends on the damage).
-fails_with_prefix () {
-	fp_code=$1 &&
-	fp_line=$2 &&
-	shift 2 &&
-	test_must_fail git archive "$@" >git.out 2>git.err &&
-	test_expect_code $fp_code garchive "$@" >ga.out 2>ga.err &&
-	diagnostics ga.err >fp.diag &&
-	test $(wc -l <fp.diag) = 1 &&
-	case "$(cat fp.diag)" in
-	"$fp_line"*) : ;;
-	*) echo >&2 "unexpected: $(cat fp.diag)"; false ;;
-	esac &&
-	fails_atomically $fp_code fp.diag "$@"
 }
 
 # fails_atomically CODE EXPECT ARGS...: the same run with -o leaves no
@@ -78,7 +98,8 @@ fails_atomically () {
 	fa_want=$2 &&
 	shift 2 &&
 	rm -f out.tar &&
-	test_expect_code $fa_code garchive -o out.tar "$@" >o.out 2>o.err &&
+	test_expect_code $fa_code bounded garchive -o out.tar "$@" \
+		>o.out 2>o.err &&
 	test_must_be_empty o.out &&
 	test_path_is_missing out.tar &&
 	no_tmp_left &&
@@ -122,25 +143,323 @@ test_expect_success GIT_2_39 'missing tree: unable to read tree, 128, as git' '
 	fails_like_git 128 --format=zip HEAD
 '
 
-test_expect_success 'corrupt loose blob: unable to read, 128' '
+test_expect_success 'corrupt loose blob: git'"'"'s lines, 128, as git' '
 	cp -R repo badloose &&
 	f=$(loose badloose $blob) &&
 	chmod u+w "$f" &&
 	printf garbage >"$f" &&
 	cd badloose &&
-	echo "fatal: unable to read $blob: failed to inflate loose object" >expect &&
-	fails_as_documented 128 expect HEAD &&
-	fails_as_documented 128 expect --format=zip HEAD
+	fails_like_git 128 HEAD &&
+	fails_like_git 128 --format=zip HEAD
 '
 
-test_expect_success 'corrupt loose tree: unable to read tree, 128' '
+test_expect_success 'corrupt loose tree: git'"'"'s lines, 128, as git' '
 	cp -R repo badtree &&
 	f=$(loose badtree $tree) &&
 	chmod u+w "$f" &&
 	printf garbage >"$f" &&
 	cd badtree &&
-	echo "fatal: unable to read tree $tree" >expect &&
-	fails_as_documented 128 expect HEAD
+	fails_like_git 128 HEAD &&
+	fails_like_git 128 --format=zip HEAD
+'
+
+# ---- damaged loose objects ----
+#
+# libgit2 1.5 spins forever on a loose object cut short and corrupts its
+# heap on a header that claims too few bytes: garchive reads loose
+# objects itself (src/loose.c).  Every run here is stopped after 20
+# seconds, so that a reader that spins fails the test instead of
+# blocking it.
+
+# corrupt_lines OID [REASON...]: git's lines for a damaged loose object
+# of the repository in the current directory.
+corrupt_lines () {
+	cl_oid=$1 &&
+	shift &&
+	for cl_reason
+	do
+		echo "error: $cl_reason" || return 1
+	done &&
+	echo "fatal: loose object $cl_oid (stored in .git/objects/$(echo $cl_oid | cut -c1-2)/$(echo $cl_oid | cut -c3-)) is corrupt"
+}
+
+test_expect_success 'a loose blob cut short: git'"'"'s lines, 128, as git' '
+	for cut in 1 2 10 -1 -4
+	do
+		rm -rf cutblob &&
+		cp -R repo cutblob &&
+		damage_loose cutblob/.git $blob cut $cut &&
+		(
+			cd cutblob &&
+			fails_like_git 128 HEAD &&
+			fails_like_git 128 --format=zip HEAD
+		) || return 1
+	done
+'
+
+test_expect_success 'an empty loose blob: as git' '
+	cp -R repo emptyblob &&
+	damage_loose emptyblob/.git $blob empty &&
+	cd emptyblob &&
+	fails_like_git 128 HEAD &&
+	fails_like_git 128 --format=zip HEAD
+'
+
+test_expect_success 'a loose blob with bytes after its stream: as git' '
+	cp -R repo trailblob &&
+	damage_loose trailblob/.git $blob garbage &&
+	cd trailblob &&
+	fails_like_git 128 HEAD &&
+	fails_like_git 128 --format=zip HEAD
+'
+
+# git takes the object with the size its header says, padded with NULs
+# or cut, and archives that with status 0.
+test_expect_success 'a loose blob whose header lies about its size: 128' '
+	for size in 1 3 9999 123456789
+	do
+		rm -rf liar &&
+		cp -R repo liar &&
+		damage_loose liar/.git $blob size $size &&
+		(
+			cd liar &&
+			corrupt_lines $blob "corrupt loose object '"'"'$blob'"'"'" \
+				>expect &&
+			test_expect_code 128 bounded garchive HEAD \
+				>ga.out 2>ga.err &&
+			diagnostics ga.err >actual &&
+			test_cmp expect actual &&
+			fails_atomically 128 expect --format=zip HEAD
+		) || return 1
+	done
+'
+
+test_expect_success 'a loose tree cut short, or empty: as git' '
+	for how in "cut 1" "cut 10" "cut 30" empty garbage "size 2"
+	do
+		rm -rf cuttree &&
+		cp -R repo cuttree &&
+		damage_loose cuttree/.git $tree $how &&
+		(
+			cd cuttree &&
+			fails_like_git 128 HEAD &&
+			fails_like_git 128 --format=zip HEAD
+		) || return 1
+	done
+'
+
+# git reads the tree padded with NULs and fails on its contents.
+test_expect_success 'a loose tree that claims more bytes than it has: 128' '
+	cp -R repo longtree &&
+	damage_loose longtree/.git $tree size 9999 &&
+	cd longtree &&
+	test_must_fail git archive HEAD >git.out 2>git.err &&
+	corrupt_lines $tree "corrupt loose object '"'"'$tree'"'"'" >expect &&
+	fails_atomically 128 expect HEAD
+'
+
+# Above core.bigFileThreshold a loose blob is streamed.  git 2.39 stops
+# with status 255 and says nothing; garchive says what it found.
+test_expect_success 'a streamed loose blob cut short: 128 with git'"'"'s lines' '
+	cp -R repo cutbig &&
+	damage_loose cutbig/.git $big cut 1000 &&
+	cd cutbig &&
+	git config core.bigfilethreshold 1000 &&
+	test_must_fail bounded git archive HEAD >git.out 2>git.err &&
+	corrupt_lines $big "corrupt loose object '"'"'$big'"'"'" >expect &&
+	fails_atomically 128 expect HEAD &&
+	fails_atomically 128 expect --format=zip HEAD
+'
+
+test_expect_success 'a streamed loose blob that holds more than it says: 128' '
+	cp -R repo longbig &&
+	damage_loose longbig/.git $big size 299999 &&
+	cd longbig &&
+	git config core.bigfilethreshold 1000 &&
+	corrupt_lines $big "corrupt loose object '"'"'$big'"'"'" >expect &&
+	fails_atomically 128 expect HEAD
+'
+
+test_expect_success 'upload-archive serving a loose blob cut short: as git' '
+	cp -R repo served &&
+	damage_loose served/.git $blob cut 10 &&
+	cd served &&
+	test_expect_code 1 bounded git archive --remote=. HEAD \
+		>git.out 2>git.err &&
+	test_expect_code 1 bounded git archive --remote=. \
+		--exec="garchive upload-archive" HEAD >ga.out 2>ga.err &&
+	sort git.err >expect &&
+	sort ga.err >actual &&
+	test_cmp expect actual &&
+	grep "^remote: fatal: loose object $blob (stored in ./objects/.*) is corrupt" actual
+'
+
+# ---- objects whose content does not match their id ----
+#
+# git checks the content of each object it parses against its id (its
+# parse_object()): the objects the name is peeled through, the named
+# object, the tags on the way, the commit and the archived tree; not
+# the objects read to find "<rev>:<path>", nor blobs.  garchive checks
+# the same ones, with git's lines and status, and writes nothing.
+
+test_expect_success 'setup: names for a commit, a tag and a tree' '
+	cp -R repo named &&
+	(
+		cd named &&
+		git tag -a -m "tag msg" v1 &&
+		git tag light &&
+		test_tick &&
+		git commit -q --allow-empty -m two &&
+		test_tick &&
+		git commit -q --allow-empty -m three
+	) &&
+	first=$(git -C named rev-parse HEAD~2) &&
+	second=$(git -C named rev-parse HEAD~1) &&
+	root=$(git -C named rev-parse HEAD^{tree}) &&
+	tag=$(git -C named rev-parse v1)
+'
+
+# fails_for_names CODE NAME...: fails_like_git CODE for each name.
+fails_for_names () {
+	ffn_code=$1 &&
+	shift &&
+	for ffn_name
+	do
+		fails_like_git $ffn_code "$ffn_name" || return 1
+	done
+}
+
+test_expect_success 'a root tree that does not match its id: as git' '
+	cp -R named badroot &&
+	damage_loose badroot/.git $root replace "100644 a" "100644 b" &&
+	cd badroot &&
+	fails_for_names 128 HEAD main v1 "v1^{}" "v1^{tree}" light \
+		$first $root "HEAD^{tree}" "$root^{tree}" HEAD: v1: HEAD~0 \
+		HEAD^0 "HEAD^{commit}" HEAD~2 &&
+	fails_like_git 128 --format=zip HEAD &&
+	test_same_as_git HEAD:d
+'
+
+test_expect_success 'a commit that does not match its id: as git' '
+	cp -R named badcommit &&
+	damage_loose badcommit/.git $first replace one two &&
+	cd badcommit &&
+	fails_for_names 128 v1 "v1^{}" "v1^{tree}" v1^0 light $first \
+		"$first^{tree}" "$first^{}" HEAD~2 HEAD~2^0 "HEAD~2^{tree}" \
+		HEAD~1~1 HEAD^^ &&
+	fails_like_git 128 --format=zip light &&
+	test_same_as_git light: &&
+	test_same_as_git v1:d &&
+	test_same_as_git HEAD
+'
+
+# git reads the commits a ~<n> goes through without checking them.
+test_expect_success 'a commit a name goes through: as git' '
+	cp -R named badmiddle &&
+	damage_loose badmiddle/.git $second replace two twx &&
+	cd badmiddle &&
+	test_same_as_git HEAD~2 &&
+	fails_for_names 128 HEAD~1 HEAD^ "HEAD~1^{tree}" HEAD^^
+'
+
+test_expect_success 'a tag that does not match its id: as git' '
+	cp -R named badtag &&
+	damage_loose badtag/.git $tag replace "tag msg" "tag msX" &&
+	cd badtag &&
+	fails_for_names 128 v1 $tag "v1^{}" "v1^{tree}" "v1^{commit}" \
+		v1^0 v1~0 &&
+	fails_like_git 128 --format=zip v1 &&
+	test_same_as_git v1: &&
+	test_same_as_git light
+'
+
+test_expect_success 'a commit or tag cut short, empty, or with bytes after it: as git' '
+	for how in "cut 2" "cut 30" "cut -4" empty garbage "size 20"
+	do
+		rm -rf cutnamed &&
+		cp -R named cutnamed &&
+		damage_loose cutnamed/.git $first $how &&
+		(
+			cd cutnamed &&
+			fails_for_names 128 light $first HEAD~2 "light^{}" \
+				"light^{tree}" light: HEAD~2:d v1
+		) &&
+		rm -rf cutnamed &&
+		cp -R named cutnamed &&
+		damage_loose cutnamed/.git $tag $how &&
+		(
+			cd cutnamed &&
+			fails_for_names 128 v1 $tag "v1^{}" "v1^{tree}" v1: v1:d
+		) || return 1
+	done
+'
+
+# git pads the object with NULs to the size its header claims, then
+# finds that it does not match its id ("hash mismatch"), or, for
+# "<rev>:", archives the tree the padded commit names, with status 0.
+test_expect_success 'a commit whose header claims more bytes than it has: 128' '
+	cp -R named longcommit &&
+	damage_loose longcommit/.git $first size 9999 &&
+	cd longcommit &&
+	corrupt_lines $first "corrupt loose object '"'"'$first'"'"'" >expect &&
+	for name in light $first "light^{tree}" light:
+	do
+		fails_atomically 128 expect "$name" || return 1
+	done
+'
+
+# ---- alternates ----
+#
+# garchive follows objects/info/alternates itself (src/odb.c), as git
+# does: relative entries from the directory that lists them, quoted
+# entries, nested ones to a depth of 5.
+
+test_expect_success 'objects found through alternates: as git' '
+	git clone -q --bare repo alt0.git &&
+	git init -q --bare alt1.git &&
+	echo "$TRASH_DIRECTORY/alt0.git/objects" \
+		>alt1.git/objects/info/alternates &&
+	git init -q --bare alt2.git &&
+	printf "# a comment\n\n\"../../alt1.git/objects\"\n" \
+		>alt2.git/objects/info/alternates &&
+	git init -q --bare alt3.git &&
+	echo ../../alt2.git/objects >alt3.git/objects/info/alternates &&
+	for n in 1 2 3
+	do
+		cp alt0.git/packed-refs alt$n.git/ &&
+		(
+			cd alt$n.git &&
+			test_same_as_git HEAD &&
+			test_same_as_git --format=zip HEAD
+		) || return 1
+	done
+'
+
+test_expect_success 'alternates that resolve to nothing, or nest too deep: as git' '
+	git clone -q --bare repo deep0.git &&
+	for n in 1 2 3 4 5 6 7
+	do
+		git init -q --bare deep$n.git &&
+		echo ../../deep$((n - 1)).git/objects \
+			>deep$n.git/objects/info/alternates &&
+		cp deep0.git/packed-refs deep$n.git/ || return 1
+	done &&
+	(
+		cd deep6.git &&
+		test_same_as_git HEAD
+	) &&
+	(
+		cd deep7.git &&
+		fails_like_git 128 HEAD
+	) &&
+	printf "/nonexistent/objects\n../../deep5.git/objects/\"x\n%s\n" \
+		../../deep0.git/objects >>deep1.git/objects/info/alternates &&
+	(
+		cd deep1.git &&
+		test_same_as_git HEAD &&
+		grep "^error: unable to normalize alternate object path: /nonexistent/objects$" actual.err &&
+		grep "^error: object directory .*/deep5.git/objects/\"x does not exist; check .git/objects/info/alternates$" actual.err
+	)
 '
 
 # A pack that holds only the big blob, so the commit and trees still
@@ -171,26 +490,121 @@ for i in range(at, at + 64):
 open(p, \"wb\").write(d)
 " "$p" $size &&
 	cd badpack &&
-	fails_with_prefix 128 "fatal: unable to read $big: " HEAD &&
-	fails_with_prefix 128 "fatal: unable to read $big: " --format=zip HEAD
+	fails_like_git 128 HEAD &&
+	fails_like_git 128 --format=zip HEAD &&
+	grep "^fatal: packed object $big (stored in .git/objects/pack/pack-.*\.pack) is corrupt$" ga.err
+'
+
+# git names the object it could not read and why; so does garchive,
+# also for the commit, tag and trees that the name goes through.
+test_expect_success 'a commit, tag or tree damaged in a pack: as git' '
+	git clone -q --no-local named allpacked &&
+	(
+		cd allpacked &&
+		git repack -adq &&
+		git verify-pack -v .git/objects/pack/*.idx >../objects.list
+	) &&
+	for oid in $first $tag $root $tree
+	do
+		case $oid in
+		$first) names="HEAD~2 v1 v1^{tree} v1:" ;;
+		$tag) names="v1 v1^{tree} v1: v1:d" ;;
+		*) names="HEAD HEAD~2 v1 v1^{tree} v1:" ;;
+		esac &&
+		at=$(awk -v oid=$oid "\$1 == oid { print \$5 }" objects.list) &&
+		rm -rf damaged &&
+		cp -R allpacked damaged &&
+		p=$(ls damaged/.git/objects/pack/*.pack) &&
+		chmod u+w "$p" &&
+		python3 -c "
+import sys
+p, at = sys.argv[1], int(sys.argv[2]) + 4
+d = bytearray(open(p, \"rb\").read())
+for i in range(at, at + 4):
+    d[i] ^= 0x55
+open(p, \"wb\").write(d)
+" "$p" $at &&
+		(
+			cd damaged &&
+			for name in $names
+			do
+				fails_naming_object 128 "$name" || return 1
+			done &&
+			grep "^fatal: packed object $oid (stored in .git/objects/pack/pack-.*\.pack) is corrupt$" ga.err
+		) || return 1
+	done
+'
+
+# flip_bytes FILE OFFSET COUNT: turn COUNT bytes of FILE at OFFSET.
+flip_bytes () {
+	chmod u+w "$1" &&
+	python3 -c "
+import sys
+p, at, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = bytearray(open(p, \"rb\").read())
+for i in range(at, at + n):
+    d[i] ^= 0x55
+open(p, \"wb\").write(d)
+" "$@"
+}
+
+# git checks an index and its pack before it reads from them, and says
+# what is wrong at every look-up that meets them; libgit2 leaves out
+# the same packs without a word, so garchive checks them as git does.
+test_expect_success 'a damaged pack index: git'"'"'s lines, 128' '
+	for how in "flip 8 4" "flip 1000 4" "cut 500" "cut 1100" "flip 0 4"
+	do
+		rm -rf badidx &&
+		cp -R allpacked badidx &&
+		i=$(ls badidx/.git/objects/pack/*.idx) &&
+		chmod u+w "$i" &&
+		set -- $how &&
+		case $1 in
+		flip) flip_bytes "$i" $2 $3 ;;
+		cut) truncate -s $2 "$i" ;;
+		esac &&
+		(
+			cd badidx &&
+			fails_like_git_once 128 HEAD &&
+			fails_like_git_once 128 v1:d
+		) || return 1
+	done
+'
+
+test_expect_success 'a pack that does not agree with its index: git'"'"'s lines, 128' '
+	for how in "flip 0 1" "flip 5 1" "flip 10 1" "tail" "cut 5"
+	do
+		rm -rf badhead &&
+		cp -R allpacked badhead &&
+		p=$(ls badhead/.git/objects/pack/*.pack) &&
+		chmod u+w "$p" &&
+		set -- $how &&
+		case $1 in
+		flip) flip_bytes "$p" $2 $3 ;;
+		tail) flip_bytes "$p" $(($(wc -c <"$p") - 4)) 2 ;;
+		cut) truncate -s $2 "$p" ;;
+		esac &&
+		(
+			cd badhead &&
+			fails_like_git_once 128 HEAD &&
+			fails_like_git_once 128 --format=zip v1
+		) || return 1
+	done
 '
 
 # Both git and libgit2 drop a pack whose size does not match its index,
 # so the blob is missing; git also says "packfile ... does not match
 # index" on every lookup.
-test_expect_success 'truncated pack: the blob is missing, 255' '
+test_expect_success 'truncated pack: the blob is missing, 255, as git' '
 	cp -R packed shortpack &&
 	p=$(ls shortpack/.git/objects/pack/*.pack) &&
 	chmod u+w "$p" &&
 	size=$(wc -c <"$p") &&
 	truncate -s $((size / 2)) "$p" &&
 	cd shortpack &&
-	cat >expect <<-EOF &&
-	error: invalid object 100644 $big for '"'"'big'"'"'
-	error: cannot read '"'"'$big'"'"'
-	EOF
-	fails_as_documented 255 expect HEAD &&
-	fails_as_documented 255 expect --format=zip HEAD
+	fails_like_git_once 255 HEAD &&
+	grep "^error: packfile .git/objects/pack/pack-.*\.pack does not match index$" ga.err &&
+	fails_like_git_once 255 --format=zip HEAD
 '
 
 test_expect_success PERMS 'objects directory not readable: 128' '

@@ -11,6 +11,11 @@
  *	GA_EARCHIVE	"error: <msg>", exit 255 (git's error() inside a writer,
  *			which makes write_archive() return -1)
  *	GA_EUSAGE	"error: <msg>" and/or the usage text, exit 129
+ *	GA_ECORRUPT	"error: <msg>", exit 128: a damaged object, where
+ *			git prints the cause with error() and then dies;
+ *			<msg> holds all those lines, the later ones with
+ *			their own "error: " or "fatal: " prefix (a <msg>
+ *			that is only the fatal line starts with "fatal: ")
  *
  * - Diagnostics that do not stop the run (warnings, and git's non-fatal
  *   "error:" lines) go through ga_warning()/ga_report(), whose handler
@@ -38,6 +43,12 @@
 #define GA_EARCHIVE	-3	/* failure while writing entries: exit 255 */
 #define GA_ENOTFOUND	-4	/* lookup found nothing; callers branch on it */
 #define GA_ITEROVER	-31	/* iteration has no more items */
+/*
+ * A damaged object (see above).  It also comes back through libgit2's
+ * read functions from garchive's own backends, with the message in
+ * libgit2's error, so it is outside libgit2's codes.
+ */
+#define GA_ECORRUPT	-100
 
 /* Where main prints the usage text for a GA_EUSAGE error. */
 enum ga_usage_dest {
@@ -247,6 +258,14 @@ int ga_buf_read_fd(struct ga_buf *buf, int fd);
 
 /* The same for the file at `path`, opened and closed here. */
 int ga_buf_read_file(struct ga_buf *buf, const char *path);
+
+/*
+ * git's unquote_c_style(): decode the "..." string at `q` with C escapes
+ * (\a \b \f \n \r \t \v \\ \" and three octal digits), appending to
+ * `out`.  Returns 0 and the position after the closing quote in *end, or
+ * -1 (and `out` unchanged) when the string is malformed.
+ */
+int ga_unquote_c(struct ga_buf *out, const char *q, const char **end);
 
 /* The value of hex digit `c` (either case), or -1 if it is not one. */
 int ga_hexval(int c);

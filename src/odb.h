@@ -1,0 +1,79 @@
+/*
+ * odb.h: the object database every read of garchive goes through.
+ *
+ * garchive assembles each object database itself instead of letting
+ * libgit2 open it: libgit2 1.5's loose-object reader spins forever on an
+ * object cut short (libgit2 issue 7342) and corrupts its heap on a
+ * header that lies about the size, and any read anywhere (revparse,
+ * commit lookup, the walk, export-subst, the upload-archive server) may
+ * meet such an object.  So loose objects come from garchive's own
+ * bounded reader (loose.h), packs from libgit2's pack backend (wrapped
+ * so that damage is told as git tells it: "packed object <id> (stored in
+ * <pack>) is corrupt"), and alternates are followed as git follows them.  The backends of one
+ * objects directory are added in one place, add_objects_dir() in odb.c.
+ */
+#ifndef GARCHIVE_ODB_H
+#define GARCHIVE_ODB_H
+
+#include <git2/types.h>
+
+/*
+ * Open the object database in `objects_dir` with its alternates
+ * (objects/info/alternates, recursively, relative entries resolved
+ * against the directory that lists them).  `shown` is how messages name
+ * the directory, NULL for `objects_dir` itself.  With `report`, git's
+ * complaints about alternates ("object directory <dir> does not exist;
+ * check .git/objects/info/alternates", nesting too deep) are reported
+ * as errors as git prints them; a second database of the same run
+ * passes 0.  Returns 0 or GA_ERROR; the caller frees *out.
+ */
+int odb_open(git_odb **out, const char *objects_dir, const char *shown,
+	     int report);
+
+/*
+ * Open `repo`'s object database with odb_open() and install it in
+ * `repo`, before anything is read through it.  `git_dir_shown` is the
+ * repository directory as git names it in messages (GIT_DIR as given,
+ * "." for the server), or NULL to work it out as git's setup does:
+ * ".git" for the .git of the work tree, "." for the current directory,
+ * else its absolute path.  Returns 0 or GA_ERROR.
+ */
+int odb_install(git_repository *repo, const char *git_dir_shown, int report);
+
+/*
+ * How messages name the objects directory of `odb`, an object database
+ * opened here, for a second handle on it (see prefetch.c); NULL when it
+ * was not opened here.
+ */
+const char *odb_shown(git_odb *odb);
+
+/*
+ * A stream on blob `id` of `odb`, when it is a loose object: garchive
+ * reads a large loose blob in pieces, so that memory does not grow with
+ * it.  Returns 0, GIT_ENOTFOUND when it is not a loose object (read it
+ * whole), GA_ECORRUPT with the error set, or another libgit2 code.
+ * odb_stream_read() gives the next bytes, at most `cap`, 0 only at the
+ * end; it returns 0, or GA_ECORRUPT or GA_ERROR with the error set.
+ */
+struct odb_stream;
+int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,
+		    git_odb *odb, const git_oid *id);
+int odb_stream_read(struct odb_stream *s, unsigned char *buf, size_t cap,
+		    size_t *nread);
+void odb_stream_free(struct odb_stream *s);
+
+/*
+ * After a read through libgit2 failed with `code`: when the object is
+ * damaged (GA_ECORRUPT), store git's lines from libgit2's error as this
+ * thread's error and return GA_ECORRUPT; otherwise return 0 and leave
+ * both errors as they are.
+ */
+int odb_corrupt_error(int code);
+
+/*
+ * The same for a blob.  git asks for a blob's type and size before it
+ * reads it, so damage in the header of a loose blob is told twice.
+ */
+int odb_blob_corrupt_error(int code);
+
+#endif
