@@ -555,6 +555,7 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		/* upload-archive runs this to write what it relays. */
 		{ "upload-archive--writer", CLI_UPLOAD_ARCHIVE_WRITER },
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
+		{ "gzip", CLI_GZIP },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";
 	size_t j;
