@@ -720,6 +720,7 @@ static int write_archive(struct run *r)
 	struct treeish_options to = { 0 };
 	struct walk_options wo;
 	struct archive_args args;
+	struct filter_spec filter;
 	char commit_hex[GA_OID_MAX_HEXSZ + 1];
 	int error;
 
@@ -738,7 +739,9 @@ static int write_archive(struct run *r)
 		return error;
 
 	fill_archive_args(r, &args, commit_hex);
-	if ((error = filter_open(&r->sink, &fmt->filter, r->opts.level,
+	filter = fmt->filter;
+	filter.threads = r->opts.threads;
+	if ((error = filter_open(&r->sink, &filter, r->opts.level,
 				 r->out.fd)) < 0)
 		return error;
 	if (fmt->writer == FORMAT_ZIP)

@@ -12,6 +12,7 @@ FILE...`, so one run per level and thread count covers the corpus.
 The checksums at the end pin the engine'"'"'s own bytes, with or
 without a gzip to compare with.'
 . "$(dirname "$0")/lib.sh"
+. "$TEST_DIRECTORY/lib-repo.sh"
 
 # gzip reads options from $GZIP; the reference is gzip without them.
 unset GZIP
@@ -169,6 +170,85 @@ test_expect_success 'a reader that goes away: death by SIGPIPE, as gzip' '
 test_expect_success '--help prints the usage, status 0' '
 	garchive gzip --help >out &&
 	grep "^usage: garchive gzip" out
+'
+
+test_expect_success 'setup: a repository of a few MiB' '
+	make_edge_repo repo
+'
+
+test_expect_success GZIP 'tar.<format>.command naming garchive gzip runs in process' '
+	cd repo &&
+	git -c tar.tgz.command="gzip -cn" archive --format=tgz HEAD >expect &&
+	garchive -c tar.tgz.command="garchive gzip -cn" --format=tgz HEAD \
+		>actual 2>err &&
+	test_must_be_empty err &&
+	test_cmp expect actual &&
+	git -c tar.tgz.command="gzip -cn" archive --format=tgz -9 HEAD >expect &&
+	garchive -c tar.tgz.command="garchive gzip -cn" --format=tgz -9 HEAD \
+		>actual &&
+	test_cmp expect actual &&
+	# No such program: only the engine in process can have written it.
+	garchive -c tar.tgz.command="/nonexistent/garchive gzip -cn" \
+		--format=tgz -9 HEAD >actual &&
+	test_cmp expect actual &&
+	garchive -c tar.tgz.command="/nonexistent/garchive gzip -c -n --threads=1" \
+		--format=tgz -9 HEAD >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success GZIP 'as git'"'"'s tar.tgz.command, garchive gzip writes gzip -cn'"'"'s bytes' '
+	cd repo &&
+	git -c tar.tgz.command="gzip -cn" archive --format=tgz HEAD >expect &&
+	git -c tar.tgz.command="garchive gzip -cn" archive --format=tgz HEAD \
+		>actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a level garchive gzip refuses fails as the command would' '
+	cd repo &&
+	test_must_fail garchive -c tar.tgz.command="garchive gzip -cn" \
+		--format=tgz -0 HEAD >out 2>err &&
+	test_must_be_empty out &&
+	grep "^fatal: '"'"'garchive gzip -cn -0'"'"' filter reported error" err
+'
+
+test_expect_success 'a garchive gzip line with shell syntax or a file is a command' '
+	cd repo &&
+	garchive -c tar.tgz.command="garchive gzip -cn | cat" --format=tgz HEAD \
+		>actual &&
+	garchive -c tar.tgz.command="garchive gzip -cn" --format=tgz HEAD \
+		>expect &&
+	test_cmp expect actual
+'
+
+test_expect_success GZIP 'garchive.gzip = builtin: tgz and tar.gz by the engine' '
+	cd repo &&
+	git -c tar.tgz.command="gzip -cn" archive --format=tgz HEAD >expect &&
+	mkdir ../nogzip &&
+	ln -s "$(command -v git)" ../nogzip/git &&
+	PATH="$TRASH_DIRECTORY/nogzip" "$GARCHIVE_BUILD_DIR/garchive" \
+		-c garchive.gzip=builtin --format=tgz HEAD >actual 2>err &&
+	test_must_be_empty err &&
+	test_cmp expect actual &&
+	git -c tar.tar.gz.command="gzip -cn" archive --format=tar.gz -1 HEAD \
+		>expect &&
+	garchive -c garchive.gzip=builtin --format=tar.gz -1 HEAD >actual &&
+	test_cmp expect actual &&
+	garchive -c garchive.gzip=builtin --threads=1 -o out.tgz HEAD &&
+	git -c tar.tgz.command="gzip -cn" archive -o expect.tgz HEAD &&
+	test_cmp expect.tgz out.tgz
+'
+
+test_expect_success 'garchive.gzip = gzip is the default; other values fail' '
+	cd repo &&
+	garchive --format=tgz HEAD >expect &&
+	garchive -c garchive.gzip=gzip --format=tgz HEAD >actual &&
+	test_cmp expect actual &&
+	test_must_fail garchive -c garchive.gzip=pigz --format=tgz HEAD \
+		>out 2>err &&
+	test_must_be_empty out &&
+	echo "fatal: bad config value '"'"'pigz'"'"' for '"'"'garchive.gzip'"'"' (builtin or gzip)" >expect &&
+	test_cmp expect err
 '
 
 test_done
