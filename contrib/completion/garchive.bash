@@ -163,14 +163,14 @@ __garchive_main ()
 		done
 		first=$i
 		case ${words[first]} in
-		upload-archive|get-tar-commit-id|help)
-			# A directory, standard input, nothing: the default.
+		upload-archive|get-tar-commit-id|help|gzip)
+			# A directory, standard input, nothing, files: the default.
 			[[ $first -lt $cword ]] && return
 			;;
 		esac
 		if [[ $prev == -c ]]; then
 			__garchive_add tar.umask= tar.tgz.command= \
-				tar.tar.gz.command= garchive.threads= \
+				tar.tar.gz.command= garchive.threads= garchive.gzip= \
 				core.bigFileThreshold= core.autocrlf= core.eol=
 			return
 		fi
@@ -237,7 +237,8 @@ __garchive_main ()
 	fi
 	if [[ -z $treeish ]]; then
 		if [[ -n $global && $cword == "$first" && -z $dashdash ]]; then
-			__garchive_add "help " "upload-archive " "get-tar-commit-id "
+			__garchive_add "help " "upload-archive " "get-tar-commit-id " \
+				"gzip "
 		fi
 		__garchive_treeishes
 	else
