@@ -108,6 +108,15 @@ struct gzip_block *gzip_block_new(void)
 	return b;
 }
 
+void gzip_block_reserve_raw(struct gzip_block *b, size_t len)
+{
+	if (len + 1 > b->raw_alloc) {
+		free(b->raw);
+		b->raw_alloc = len + 1;
+		b->raw = ga_xmalloc(b->raw_alloc);
+	}
+}
+
 void gzip_block_free(struct gzip_block *b)
 {
 	if (!b)
@@ -554,8 +563,13 @@ void gzip_block_encode(struct gzip_block *b)
 	size_t room = (size_t)((lead + b->bits + 7) / 8) + 8;
 	struct bits w;
 
-	free(b->out);
-	b->out = ga_xcalloc(1, room);
+	if (room > b->out_alloc) {
+		free(b->out);
+		b->out_alloc = room + room / 4;
+		b->out = ga_xmalloc(b->out_alloc);
+	}
+	/* The first byte's leading bits belong to the block before. */
+	b->out[0] = 0;
 	w.p = b->out;
 	w.acc = 0;
 	w.n = lead;
@@ -587,7 +601,19 @@ void gzip_block_encode(struct gzip_block *b)
 
 static void split_new_block(struct gzip_split *sp)
 {
-	sp->cur = gzip_block_new();
+	if (sp->nspare) {
+		struct gzip_block *b = sp->spare[--sp->nspare];
+
+		/* Everything but the buffers starts afresh. */
+		b->n = 0;
+		memset(b->lfreq, 0, sizeof(b->lfreq));
+		memset(b->dfreq, 0, sizeof(b->dfreq));
+		b->last = b->may_store = 0;
+		b->out_len = 0;
+		sp->cur = b;
+	} else {
+		sp->cur = gzip_block_new();
+	}
 	sp->cur->seq = sp->seq++;
 	sp->cur->start = sp->pos;
 	sp->ndist = 0;
@@ -608,6 +634,22 @@ void gzip_split_release(struct gzip_split *sp)
 {
 	gzip_block_free(sp->cur);
 	sp->cur = NULL;
+	while (sp->nspare)
+		gzip_block_free(sp->spare[--sp->nspare]);
+	free(sp->spare);
+	sp->spare = NULL;
+	sp->alloc_spare = 0;
+}
+
+void gzip_split_recycle(struct gzip_split *sp, struct gzip_block *b)
+{
+	/* A few are enough: blocks are written out about as made. */
+	if (sp->nspare >= 64) {
+		gzip_block_free(b);
+		return;
+	}
+	GA_ALLOC_GROW(sp->spare, sp->nspare + 1, sp->alloc_spare);
+	sp->spare[sp->nspare++] = b;
 }
 
 static void split_end_block(struct gzip_split *sp, uint64_t frame, int last)

@@ -266,12 +266,16 @@ struct gzip_block {
 	uint64_t bitpos;	/* where its first bit goes */
 	uint64_t bits;		/* its size */
 	uint8_t *raw;		/* stored blocks: the input bytes */
+	size_t raw_alloc;
 	uint8_t *out;		/* its bytes; out[0] starts at bit bitpos % 8 */
 	size_t out_len;		/* bytes holding bits, the last maybe partly */
+	size_t out_alloc;
 };
 
 struct gzip_block *gzip_block_new(void);
 void gzip_block_free(struct gzip_block *b);
+/* Room for the input bytes of a stored block. */
+void gzip_block_reserve_raw(struct gzip_block *b, size_t len);
 
 /*
  * Decide what gzip writes for a finished block: build its trees and pick
@@ -298,11 +302,15 @@ struct gzip_split {
 	uint32_t ndist;
 	gzip_block_fn done;
 	void *payload;
+	struct gzip_block **spare;	/* written blocks, for reuse */
+	size_t nspare, alloc_spare;
 };
 
 void gzip_split_init(struct gzip_split *sp, int level, gzip_block_fn done,
 		     void *payload);
 void gzip_split_release(struct gzip_split *sp);
+/* A block `done` got is written out: keep it for the next ones. */
+void gzip_split_recycle(struct gzip_split *sp, struct gzip_block *b);
 /* Tokens of the bulk of the input, starting at sp->pos. */
 void gzip_split_body(struct gzip_split *sp, const gzip_tok *tok, size_t n);
 /* Tokens of the end, with what gzip's tally saw; then the last block. */

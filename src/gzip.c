@@ -477,7 +477,7 @@ static int pump_output(struct gzip_sink *g)
 		if (!(g->oq_head = it->next))
 			g->oq_tail = NULL;
 		error = out_block(g, it->block);
-		gzip_block_free(it->block);
+		gzip_split_recycle(&g->split, it->block);
 		free(it);
 		if (error < 0)
 			return error;
@@ -496,7 +496,7 @@ static void block_done(void *payload, struct gzip_block *b)
 	b->bits = gzip_block_size(b, g->bitpos);
 	g->bitpos += b->bits;
 	if (b->type == GZIP_STORED) {
-		b->raw = ga_xmalloc((size_t)(b->end - b->start) + 1);
+		gzip_block_reserve_raw(b, (size_t)(b->end - b->start));
 		read_input(g, b->raw, b->start, (size_t)(b->end - b->start));
 	}
 	g->stats.blocks++;
