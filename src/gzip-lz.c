@@ -241,6 +241,14 @@ void gzip_lz_insert(struct gzip_lz *lz, uint64_t from, uint64_t to,
  * such filter gives the same result.  Byte 2 always matches: same key
  * and same bytes 0 and 1 leave it no other value.
  */
+static inline uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static inline uint32_t longest(const uint8_t *w, const uint16_t *prev,
 			       uint32_t s, uint32_t cur, uint32_t best,
 			       uint32_t chain, uint32_t nice, uint32_t *start)
@@ -248,12 +256,18 @@ static inline uint32_t longest(const uint8_t *w, const uint16_t *prev,
 	const uint8_t *scan = w + s;
 	uint32_t limit = s > GZIP_MAX_DIST ? s - GZIP_MAX_DIST : 0;
 	uint32_t first = load16(scan);
-	uint32_t tail = load16(scan + best - 1);
+	/*
+	 * A longer match has bytes 0 to best equal: check the four that
+	 * end there, or the first three while best is 2.
+	 */
+	uint32_t at = best >= 3 ? best - 3 : 0;
+	uint32_t mask = best >= 3 ? 0xffffffffu : 0x00ffffffu;
+	uint32_t tail = load32(scan + at) & mask;
 
 	do {
 		const uint8_t *m = w + cur;
 
-		if (load16(m + best - 1) == tail && load16(m) == first) {
+		if ((load32(m + at) & mask) == tail && load16(m) == first) {
 			uint32_t len = 2;
 			uint64_t x;
 
@@ -274,7 +288,9 @@ static inline uint32_t longest(const uint8_t *w, const uint16_t *prev,
 				best = len;
 				if (len >= nice)
 					break;
-				tail = load16(scan + best - 1);
+				at = best - 3;
+				mask = 0xffffffffu;
+				tail = load32(scan + at);
 			}
 		}
 		cur = prev[cur & GZIP_WMASK];

@@ -689,9 +689,14 @@ static int pump_join(struct gzip_sink *g)
 			}
 			continue;
 		}
-		/* Tokens before the next guessed parse starts are final. */
-		feed_before(g, g->tnext * g->chunk_size -
-			    (g->nworkers ? g->warm_up : 0));
+		/*
+		 * Tokens before the next guessed parse starts are final; with
+		 * one thread there is no guessing, and all of them are.
+		 */
+		if (g->nworkers)
+			feed_before(g, g->tnext * g->chunk_size - g->warm_up);
+		else
+			feed(g, g->tseg->n);
 		c = chunk_at(g, g->tnext);
 		if (!c || !c->dispatched || !job_done(g, &c->job))
 			return 0;
