@@ -19,9 +19,9 @@
  *    of 3 or more waiting) make the same tokens from y on.  The guessed
  *    state, "nothing pending" with the exact tables, is such a state.
  *  - Levels 1 to 3 leave the inside of long matches out of the tables, so
- *    the tables depend on the parse.  Two parses that made the same
- *    tokens over a whole window before y have the same tables at y, and
- *    make the same tokens from y on.
+ *    the tables depend on the parse.  Two parses that left out the same
+ *    positions over a whole window before a common loop top y have the
+ *    same tables at y, and make the same tokens from y on.
  *
  * The true parse of chunk k runs on past the end of chunk k (OVERRUN) to
  * meet the guessed parse of chunk k+1, which may also start before its
@@ -52,15 +52,28 @@
 #include <zlib.h>
 
 #define CHUNK_SIZE	((uint64_t)1 << 20)
-#define CHUNK_SIZE_ONE	((uint64_t)256 << 10)	/* one thread */
-/* How far the true parse of a chunk runs past it, by kind of level. */
-#define LAZY_OVERRUN	16384u
-#define FAST_OVERRUN	GZIP_WSIZE
 /*
- * Where the guessed parse of a fast-level chunk starts: a window early,
- * so that it can agree with the true parse over a whole window early.
+ * Fast levels join much later than lazy ones (a window of agreeing
+ * tables after the last difference, typically 50-200 KiB into a chunk
+ * on source tars, against tens of bytes for lazy levels), so their
+ * chunks are larger, to keep the share parsed twice small.
  */
-#define FAST_WARM_UP	GZIP_WSIZE
+#define CHUNK_SIZE_FAST	((uint64_t)2 << 20)
+#define CHUNK_SIZE_ONE	((uint64_t)256 << 10)	/* one thread */
+/*
+ * How far the true parse of a chunk runs past it, by kind of level: the
+ * longest joins measured on source tars were 2 KiB (lazy) and 190 KiB
+ * (fast, in most chunks less); past that, the true parse is carried on
+ * by an extra job.
+ */
+#define LAZY_OVERRUN	8192u
+#define FAST_OVERRUN	(6 * GZIP_WSIZE)
+/*
+ * Where the guessed parse of a fast-level chunk starts: two windows
+ * early, so that it can have left out the same positions as the true
+ * parse for a whole window by the time the chunk starts.
+ */
+#define FAST_WARM_UP	(2 * GZIP_WSIZE)
 /* A parse carried on after a failed join goes this far per job. */
 #define CONT_STEP	(CHUNK_SIZE / 4)
 /*
@@ -549,6 +562,91 @@ static void feed_before(struct gzip_sink *g, uint64_t limit)
 }
 
 /*
+ * Levels 1 to 3: what the two parses left out of their tables (the
+ * inside of matches longer than the insert limit), as intervals in
+ * position order.  Two parses that left out the same positions over a
+ * whole window, and reach the same loop top, have the same tables there
+ * and make the same tokens from then on.
+ */
+#define SKIP_QUEUE 64
+
+struct skip_queue {
+	uint64_t iv[SKIP_QUEUE][2];
+	unsigned first, n;
+};
+
+struct skip_match {
+	struct skip_queue q[2];
+	uint64_t differ;	/* the last position the sets may differ at */
+	uint32_t limit;		/* the insert limit */
+};
+
+static void skip_differ(struct skip_match *m, uint64_t end)
+{
+	if (end - 1 > m->differ || m->differ == UINT64_MAX)
+		m->differ = end - 1;
+}
+
+static void skip_push(struct skip_match *m, int side, uint64_t pos,
+		      gzip_tok t)
+{
+	struct skip_queue *q = &m->q[side];
+	uint32_t len = gzip_tok_len(t);
+
+	if (len <= m->limit)
+		return;
+	if (q->n == SKIP_QUEUE) {
+		/* Too far out of step to tell: count it as a difference. */
+		skip_differ(m, pos + len);
+		return;
+	}
+	q->iv[(q->first + q->n) % SKIP_QUEUE][0] = pos + 1;
+	q->iv[(q->first + q->n) % SKIP_QUEUE][1] = pos + len;
+	q->n++;
+}
+
+static void skip_pop(struct skip_queue *q)
+{
+	q->first = (q->first + 1) % SKIP_QUEUE;
+	q->n--;
+}
+
+/*
+ * Pair the intervals both sides have made so far; an interval with no
+ * equal one on the other side, whose tokens are known up to `known[]`,
+ * is a difference.
+ */
+static void skip_settle(struct skip_match *m, const uint64_t known[2])
+{
+	for (;;) {
+		struct skip_queue *qa = &m->q[0], *qb = &m->q[1];
+		const uint64_t *a = qa->n ? qa->iv[qa->first] : NULL;
+		const uint64_t *b = qb->n ? qb->iv[qb->first] : NULL;
+
+		if (a && b) {
+			if (a[0] == b[0] && a[1] == b[1]) {
+				skip_pop(qa);
+				skip_pop(qb);
+			} else if (a[0] <= b[0]) {
+				skip_differ(m, a[1]);
+				skip_pop(qa);
+			} else {
+				skip_differ(m, b[1]);
+				skip_pop(qb);
+			}
+		} else if (a && known[1] >= a[0]) {
+			skip_differ(m, a[1]);
+			skip_pop(qa);
+		} else if (b && known[0] >= b[0]) {
+			skip_differ(m, b[1]);
+			skip_pop(qb);
+		} else {
+			return;
+		}
+	}
+}
+
+/*
  * The first position y where the true tokens a->tok[ia..] (starting at
  * the split's position) and the guessed parse b meet, as described at the
  * top.  Returns 1 with the indexes of the tokens that start at y.
@@ -557,45 +655,52 @@ static int find_join(const struct gzip_sink *g, const struct gzip_seg *a,
 		     size_t ia, const struct gzip_seg *b, size_t *ja,
 		     size_t *jb, uint64_t *y)
 {
-	uint64_t pa = g->split.pos, pb = b->first, run = UINT64_MAX;
+	uint64_t pos[2] = { g->split.pos, b->first };
 	int a_clean = !g->tdirty, b_clean = 1;
+	struct skip_match *m = NULL;
 	size_t ib = 0;
+	int found = 0;
 
+	if (!g->lazy) {
+		m = ga_xcalloc(1, sizeof(*m));
+		m->limit = gzip_level_params(g->level)->lazy;
+		/* Before b starts, b's tables were a guess. */
+		m->differ = b->first ? b->first - 1 : UINT64_MAX;
+	}
 	for (;;) {
-		if (pa == pb) {
+		if (pos[0] == pos[1]) {
 			if (ib >= b->n)
-				return 0;
+				break;
 			if (g->lazy ? a_clean && b_clean :
-			    run != UINT64_MAX && pa - run >= GZIP_WSIZE) {
+			    (m->differ == UINT64_MAX ||
+			     pos[0] - m->differ > GZIP_WSIZE)) {
 				*ja = ia;
 				*jb = ib;
-				*y = pa;
-				return 1;
+				*y = pos[0];
+				found = 1;
+				break;
 			}
+		}
+		if (pos[0] <= pos[1]) {
 			if (ia >= a->n)
-				return 0;
-			if (!GZIP_TOK_SAME(a->tok[ia], b->tok[ib]))
-				run = UINT64_MAX;
-			else if (run == UINT64_MAX)
-				run = pa;
+				break;
 			a_clean = !(a->tok[ia] & GZIP_TOK_DIRTY);
-			b_clean = !(b->tok[ib] & GZIP_TOK_DIRTY);
-			pa += gzip_tok_len(a->tok[ia++]);
-			pb += gzip_tok_len(b->tok[ib++]);
-		} else if (pa < pb) {
-			if (ia >= a->n)
-				return 0;
-			a_clean = !(a->tok[ia] & GZIP_TOK_DIRTY);
-			pa += gzip_tok_len(a->tok[ia++]);
-			run = UINT64_MAX;
+			if (m)
+				skip_push(m, 0, pos[0], a->tok[ia]);
+			pos[0] += gzip_tok_len(a->tok[ia++]);
 		} else {
 			if (ib >= b->n)
-				return 0;
+				break;
 			b_clean = !(b->tok[ib] & GZIP_TOK_DIRTY);
-			pb += gzip_tok_len(b->tok[ib++]);
-			run = UINT64_MAX;
+			if (m)
+				skip_push(m, 1, pos[1], b->tok[ib]);
+			pos[1] += gzip_tok_len(b->tok[ib++]);
 		}
+		if (m)
+			skip_settle(m, pos);
 	}
+	free(m);
+	return found;
 }
 
 /* Drop tseg once all of it is split; free what owned it. */
@@ -988,11 +1093,14 @@ static void gz_free(struct sink *s)
 	free(g);
 }
 
+/* More workers than this only cost memory: chunks are 1 MiB. */
+#define MAX_WORKERS	64
+
 static int cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (int)n;
 }
 
 static int start_workers(struct gzip_sink *g, int n)
@@ -1037,6 +1145,9 @@ int gzip_sink_open(struct sink **out, const struct gzip_options *opts,
 {
 	struct gzip_sink *g = ga_xcalloc(1, sizeof(*g));
 	int threads = opts->threads > 0 ? opts->threads : cpu_count();
+
+	if (threads > MAX_WORKERS)
+		threads = MAX_WORKERS;
 	int error = 0;
 
 	*out = NULL;
@@ -1064,7 +1175,8 @@ int gzip_sink_open(struct sink **out, const struct gzip_options *opts,
 		error = start_workers(g, threads);
 	}
 	g->chunk_size = opts->chunk_size ? opts->chunk_size :
-			g->nworkers ? CHUNK_SIZE : CHUNK_SIZE_ONE;
+			!g->nworkers ? CHUNK_SIZE_ONE :
+			g->lazy ? CHUNK_SIZE : CHUNK_SIZE_FAST;
 	if (g->chunk_size % GZIP_WSIZE)
 		GA_BUG("gzip chunk size not a multiple of the window");
 	g->history = GZIP_WSIZE + g->warm_up;
