@@ -77,9 +77,8 @@ static int parse_threads(struct gzip_command *cmd, const char *v)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (!*v || *end || errno || n < 0 || n > 1024)
-		return ga_error_usage(GA_USAGE_NONE,
-				      "invalid number of threads: '%s'" TRY_HELP,
-				      v);
+		return ga_error_usage(GA_USAGE_NONE, "invalid number of "
+				      "threads: '%s'" TRY_HELP, v);
 	cmd->opts.threads = (int)n;
 	return 0;
 }
@@ -146,8 +145,8 @@ static int parse_long(struct gzip_command *cmd, int argc, char **argv,
 			break;
 		}
 		if (found >= 0 && long_opts[found].id != long_opts[k].id)
-			return ga_error_usage(GA_USAGE_NONE,
-					      "option '%s' is ambiguous" TRY_HELP,
+			return ga_error_usage(GA_USAGE_NONE, "option '%s' "
+					      "is ambiguous" TRY_HELP,
 					      argv[*i]);
 		found = (int)k;
 	}
@@ -194,9 +193,8 @@ static int parse_short(struct gzip_command *cmd, const char *arg)
 			cmd->help = 1;
 			break;
 		default:
-			return ga_error_usage(GA_USAGE_NONE,
-					      "invalid option -- '%c'" TRY_HELP,
-					      *p);
+			return ga_error_usage(GA_USAGE_NONE, "invalid "
+					      "option -- '%c'" TRY_HELP, *p);
 		}
 	}
 	return 0;

@@ -21,10 +21,10 @@
 #define MAX_BITS	15	/* longest literal/length or distance code */
 #define MAX_BL_BITS	7	/* longest code-length code */
 #define HEAP_SIZE	(2 * GZIP_L_CODES + 1)
-#define BLOCK_MAX_SYMS	32767	/* gzip's buffers hold one symbol more */
+#define BLOCK_MAX_SYMS	32767	/* gzip's buffers hold one more */
 #define BLOCK_MAX_DISTS	32768
 #define ESTIMATE_EVERY	4096
-#define REP_3_6		16	/* repeat the previous length 3-6 times */
+#define REP_3_6		16	/* the previous length 3-6 times */
 #define REPZ_3_10	17	/* 3-10 zero lengths */
 #define REPZ_11_138	18	/* 11-138 zero lengths */
 

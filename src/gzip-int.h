@@ -146,9 +146,9 @@ struct gzip_lz {
 	int level;
 	const struct gzip_level *cfg;
 	uint16_t *head;		/* GZIP_HASH_SIZE chain heads */
-	uint16_t *prev;		/* GZIP_WSIZE links, by offset modulo WSIZE */
+	uint16_t *prev;		/* GZIP_WSIZE links, by offset % WSIZE */
 	int tables;		/* the tables hold something */
-	uint64_t tbase;		/* what offset 0 in the tables stands for */
+	uint64_t tbase;		/* the position of offset 0 */
 	const uint8_t *buf;	/* buf[i] is input byte base + i */
 	uint64_t base;
 };
@@ -197,7 +197,7 @@ struct gzip_tail_tok {
 	gzip_tok tok;
 	uint64_t tally;		/* gzip's position when it counted it */
 	uint64_t frame;		/* gzip's buffer base at that moment */
-	int may_flush;		/* 0: counted after the loop, no block end */
+	int may_flush;		/* 0: counted after the loop, no flush */
 };
 
 struct gzip_tail {
@@ -235,7 +235,7 @@ void gzip_tail_release(struct gzip_tail *tail);
 
 /* ---- blocks (gzip-huff.c) ---- */
 
-#define GZIP_L_CODES	286	/* literals, END_BLOCK, 29 length codes */
+#define GZIP_L_CODES	286	/* literals, END_BLOCK, length codes */
 #define GZIP_D_CODES	30
 #define GZIP_BL_CODES	19
 #define GZIP_END_BLOCK	256
@@ -247,7 +247,7 @@ struct gzip_block {
 	uint64_t seq;		/* order in the stream */
 	uint64_t start, end;	/* input positions it covers */
 	int last;		/* the final block (BFINAL) */
-	int may_store;		/* gzip still had its bytes in its buffer */
+	int may_store;		/* its bytes still in gzip's buffer */
 	gzip_tok *tok;
 	uint32_t n, alloc;
 	uint32_t lfreq[GZIP_L_CODES];
@@ -255,7 +255,7 @@ struct gzip_block {
 
 	/* gzip_block_plan() */
 	enum gzip_block_type type;
-	uint64_t opt_bits, static_bits;	/* gzip's opt_len and static_len */
+	uint64_t opt_bits, static_bits;	/* gzip's opt_len, static_len */
 	int lmax, dmax, blmax;	/* highest code sent per tree */
 	uint8_t llen[GZIP_L_CODES + 2], dlen[GZIP_D_CODES];
 	uint8_t bllen[GZIP_BL_CODES];
@@ -267,8 +267,9 @@ struct gzip_block {
 	uint64_t bits;		/* its size */
 	uint8_t *raw;		/* stored blocks: the input bytes */
 	size_t raw_alloc;
-	uint8_t *out;		/* its bytes; out[0] starts at bit bitpos % 8 */
-	size_t out_len;		/* bytes holding bits, the last maybe partly */
+	uint8_t *out;		/* its bits, from bit bitpos % 8 on */
+	size_t out_len;		/* bytes with its bits (the last maybe
+				   shared with the next block) */
 	size_t out_alloc;
 };
 

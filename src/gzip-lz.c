@@ -268,13 +268,14 @@ static inline uint32_t longest(const uint8_t *w, const uint16_t *prev,
 		const uint8_t *m = w + cur;
 
 		if ((load32(m + at) & mask) == tail && load16(m) == first) {
-			uint32_t len = 2;
+			uint32_t len = 2, bit;
 			uint64_t x;
 
 			for (;;) {
 				x = load64(scan + len) ^ load64(m + len);
 				if (x) {
-					len += (uint32_t)__builtin_ctzll(x) >> 3;
+					bit = (uint32_t)__builtin_ctzll(x);
+					len += bit / 8;
 					break;
 				}
 				len += 8;
@@ -648,8 +649,8 @@ static void tail_fast(struct tail_em *e)
 			} else {
 				e->strstart += match_length;
 				match_length = 0;
-				e->ins_h = ((unsigned)e->win[e->strstart] << 5 ^
-					    e->win[e->strstart + 1]) &
+				e->ins_h = ((unsigned)e->win[e->strstart]
+					    << 5 ^ e->win[e->strstart + 1]) &
 					   GZIP_HASH_MASK;
 			}
 		} else {

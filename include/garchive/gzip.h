@@ -24,8 +24,9 @@ struct sink;
 
 struct gzip_options {
 	int level;		/* 1 to 9; -1 for gzip's default, 6 */
-	int threads;		/* worker threads; 0 or less: one per CPU;
-				   1: none, all on the caller's thread */
+	int threads;		/* worker threads (at most 64); 0 or less:
+				   one per CPU; 1: none, all on the
+				   caller's thread */
 	size_t chunk_size;	/* tests: the unit of parallel work, a
 				   multiple of 32 KiB; 0: the default */
 	/*
@@ -44,7 +45,7 @@ struct gzip_stats {
 	uint64_t input;		/* bytes compressed */
 	uint64_t parsed;	/* bytes parsed, speculation included */
 	uint64_t speculated;	/* bytes parsed from a guessed state */
-	uint64_t used;		/* of those, bytes whose tokens were kept */
+	uint64_t used;		/* of those, bytes with tokens kept */
 	uint64_t resynced;	/* chunks joined to the true parse */
 	uint64_t fallbacks;	/* parses re-run from the true state */
 	uint64_t fallback_bytes;
