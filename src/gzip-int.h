@@ -13,8 +13,8 @@
  *                (end-of-input effects), by an emulation of that window.
  *   gzip-huff.c  Blocks: where gzip ends a block (its tally rules),
  *                which kind it writes, its Huffman trees and the bits.
- *   gzip.c       The container, the chunks, the worker threads and the
- *                re-synchronisation of speculative parses.
+ *   gzip.c       The container, the chunks, the worker threads.
+ *   gzip-join.c  Where a speculative parse joins the true one.
  *
  * Positions are absolute input offsets (uint64_t) unless said otherwise.
  * The numbers below are those of RFC 1951 and of gzip's deflate.c as
@@ -232,6 +232,25 @@ void gzip_tail_run(struct gzip_tail *out, int level, uint64_t total,
 		   const struct gzip_skips *skips, gzip_read_fn read,
 		   void *payload);
 void gzip_tail_release(struct gzip_tail *tail);
+
+/* ---- the join (gzip-join.c) ---- */
+
+/* The true parse, from where its tokens are not yet final. */
+struct gzip_join_true {
+	const struct gzip_seg *seg;
+	size_t idx;		/* seg->tok[idx] is the first token... */
+	uint64_t pos;		/* ... and starts here */
+	int dirty;		/* the token before is a dirty literal */
+};
+
+/*
+ * The first position y where the true parse `t` and the parse `b` from a
+ * guessed state at b->first make the same tokens from then on.  Returns
+ * 1 with y and the indexes in t->seg and b of the tokens starting at y,
+ * 0 when the tokens run out first.
+ */
+int gzip_join_find(size_t *ja, size_t *jb, uint64_t *y, int level,
+		   const struct gzip_join_true *t, const struct gzip_seg *b);
 
 /* ---- blocks (gzip-huff.c) ---- */
 

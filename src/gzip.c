@@ -9,19 +9,8 @@
  * own parse.  With more, every chunk but the first is parsed from a
  * guessed state while the chunks before it are still being parsed, and
  * the parse that reaches it then joins it ("re-synchronises") at the
- * first position where the two provably agree from there on:
- *
- *  - Levels 4 to 9 insert every position into the hash tables, so at a
- *    loop top the tables hold exactly the 32 KiB before it, whatever the
- *    parse was; what else decides the future is the pending lazy match.
- *    Two parses that both end a token at y with no match pending there
- *    (the token before y is a match, or a literal emitted with no match
- *    of 3 or more waiting) make the same tokens from y on.  The guessed
- *    state, "nothing pending" with the exact tables, is such a state.
- *  - Levels 1 to 3 leave the inside of long matches out of the tables, so
- *    the tables depend on the parse.  Two parses that left out the same
- *    positions over a whole window before a common loop top y have the
- *    same tables at y, and make the same tokens from y on.
+ * first position where the two provably agree from there on
+ * (gzip-join.c says when that is).
  *
  * The true parse of chunk k runs on past the end of chunk k (OVERRUN) to
  * meet the guessed parse of chunk k+1, which may also start before its
@@ -561,148 +550,6 @@ static void feed_before(struct gzip_sink *g, uint64_t limit)
 	feed(g, i);
 }
 
-/*
- * Levels 1 to 3: what the two parses left out of their tables (the
- * inside of matches longer than the insert limit), as intervals in
- * position order.  Two parses that left out the same positions over a
- * whole window, and reach the same loop top, have the same tables there
- * and make the same tokens from then on.
- */
-#define SKIP_QUEUE 64
-
-struct skip_queue {
-	uint64_t iv[SKIP_QUEUE][2];
-	unsigned first, n;
-};
-
-struct skip_match {
-	struct skip_queue q[2];
-	uint64_t differ;	/* the last position the sets may differ at */
-	uint32_t limit;		/* the insert limit */
-};
-
-static void skip_differ(struct skip_match *m, uint64_t end)
-{
-	if (end - 1 > m->differ || m->differ == UINT64_MAX)
-		m->differ = end - 1;
-}
-
-static void skip_push(struct skip_match *m, int side, uint64_t pos,
-		      gzip_tok t)
-{
-	struct skip_queue *q = &m->q[side];
-	uint32_t len = gzip_tok_len(t);
-
-	if (len <= m->limit)
-		return;
-	if (q->n == SKIP_QUEUE) {
-		/* Too far out of step to tell: count it as a difference. */
-		skip_differ(m, pos + len);
-		return;
-	}
-	q->iv[(q->first + q->n) % SKIP_QUEUE][0] = pos + 1;
-	q->iv[(q->first + q->n) % SKIP_QUEUE][1] = pos + len;
-	q->n++;
-}
-
-static void skip_pop(struct skip_queue *q)
-{
-	q->first = (q->first + 1) % SKIP_QUEUE;
-	q->n--;
-}
-
-/*
- * Pair the intervals both sides have made so far; an interval with no
- * equal one on the other side, whose tokens are known up to `known[]`,
- * is a difference.
- */
-static void skip_settle(struct skip_match *m, const uint64_t known[2])
-{
-	for (;;) {
-		struct skip_queue *qa = &m->q[0], *qb = &m->q[1];
-		const uint64_t *a = qa->n ? qa->iv[qa->first] : NULL;
-		const uint64_t *b = qb->n ? qb->iv[qb->first] : NULL;
-
-		if (a && b) {
-			if (a[0] == b[0] && a[1] == b[1]) {
-				skip_pop(qa);
-				skip_pop(qb);
-			} else if (a[0] <= b[0]) {
-				skip_differ(m, a[1]);
-				skip_pop(qa);
-			} else {
-				skip_differ(m, b[1]);
-				skip_pop(qb);
-			}
-		} else if (a && known[1] >= a[0]) {
-			skip_differ(m, a[1]);
-			skip_pop(qa);
-		} else if (b && known[0] >= b[0]) {
-			skip_differ(m, b[1]);
-			skip_pop(qb);
-		} else {
-			return;
-		}
-	}
-}
-
-/*
- * The first position y where the true tokens a->tok[ia..] (starting at
- * the split's position) and the guessed parse b meet, as described at the
- * top.  Returns 1 with the indexes of the tokens that start at y.
- */
-static int find_join(const struct gzip_sink *g, const struct gzip_seg *a,
-		     size_t ia, const struct gzip_seg *b, size_t *ja,
-		     size_t *jb, uint64_t *y)
-{
-	uint64_t pos[2] = { g->split.pos, b->first };
-	int a_clean = !g->tdirty, b_clean = 1;
-	struct skip_match *m = NULL;
-	size_t ib = 0;
-	int found = 0;
-
-	if (!g->lazy) {
-		m = ga_xcalloc(1, sizeof(*m));
-		m->limit = gzip_level_params(g->level)->lazy;
-		/* Before b starts, b's tables were a guess. */
-		m->differ = b->first ? b->first - 1 : UINT64_MAX;
-	}
-	for (;;) {
-		if (pos[0] == pos[1]) {
-			if (ib >= b->n)
-				break;
-			if (g->lazy ? a_clean && b_clean :
-			    (m->differ == UINT64_MAX ||
-			     pos[0] - m->differ > GZIP_WSIZE)) {
-				*ja = ia;
-				*jb = ib;
-				*y = pos[0];
-				found = 1;
-				break;
-			}
-		}
-		if (pos[0] <= pos[1]) {
-			if (ia >= a->n)
-				break;
-			a_clean = !(a->tok[ia] & GZIP_TOK_DIRTY);
-			if (m)
-				skip_push(m, 0, pos[0], a->tok[ia]);
-			pos[0] += gzip_tok_len(a->tok[ia++]);
-		} else {
-			if (ib >= b->n)
-				break;
-			b_clean = !(b->tok[ib] & GZIP_TOK_DIRTY);
-			if (m)
-				skip_push(m, 1, pos[1], b->tok[ib]);
-			pos[1] += gzip_tok_len(b->tok[ib++]);
-		}
-		if (m)
-			skip_settle(m, pos);
-	}
-	free(m);
-	return found;
-}
-
 /* Drop tseg once all of it is split; free what owned it. */
 static void drop_tseg(struct gzip_sink *g)
 {
@@ -751,6 +598,22 @@ static void start_continuation(struct gzip_sink *g, struct chunk *c)
 	g->stats.parsed += j->stop > j->st.pos ? j->stop - j->st.pos : 0;
 	g->cont = j;
 	submit(g, j);
+}
+
+/*
+ * Where the true tokens not yet split meet chunk c's guessed parse (see
+ * gzip-join.c): 1 with the indexes of the tokens that start there.
+ */
+static int join_next(const struct gzip_sink *g, const struct chunk *c,
+		     size_t *ja, size_t *jb, uint64_t *y)
+{
+	struct gzip_join_true a;
+
+	a.seg = g->tseg;
+	a.idx = g->tidx;
+	a.pos = g->split.pos;
+	a.dirty = g->tdirty;
+	return gzip_join_find(ja, jb, y, g->level, &a, &c->seg);
 }
 
 /*
@@ -811,7 +674,7 @@ static int pump_join(struct gzip_sink *g)
 			g->tnext++;
 			continue;
 		}
-		if (find_join(g, g->tseg, g->tidx, &c->seg, &ja, &jb, &y)) {
+		if (join_next(g, c, &ja, &jb, &y)) {
 			uint64_t dist = y - c->x;
 
 			feed(g, ja);
