@@ -15,6 +15,7 @@
  *                which kind it writes, its Huffman trees and the bits.
  *   gzip.c       The container, the chunks, the worker threads.
  *   gzip-join.c  Where a speculative parse joins the true one.
+ *   gzip-cmd.c   `garchive gzip`, the command around the engine.
  *
  * Positions are absolute input offsets (uint64_t) unless said otherwise.
  * The numbers below are those of RFC 1951 and of gzip's deflate.c as
@@ -241,6 +242,11 @@ struct gzip_join_true {
 	size_t idx;		/* seg->tok[idx] is the first token... */
 	uint64_t pos;		/* ... and starts here */
 	int dirty;		/* the token before is a dirty literal */
+	/*
+	 * Fast levels: the intervals the true parse left out before pos,
+	 * at least those of the window before it (NULL: none).
+	 */
+	const struct gzip_skips *skips;
 };
 
 /*

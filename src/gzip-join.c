@@ -28,19 +28,11 @@
 /*
  * Levels 1 to 3: what the two parses left out of their tables (the
  * inside of matches longer than the insert limit), as intervals in
- * position order.  Two parses that left out the same positions over a
- * whole window, and reach the same loop top, have the same tables there
- * and make the same tokens from then on.
+ * position order, each kept until it is paired with an equal one on the
+ * other side or found to have none.
  */
-#define SKIP_QUEUE 64
-
-struct skip_queue {
-	uint64_t iv[SKIP_QUEUE][2];
-	unsigned first, n;
-};
-
 struct skip_match {
-	struct skip_queue q[2];
+	struct gzip_skips q[2];	/* 0: the true parse, 1: the guessed */
 	uint64_t differ;	/* the last position the sets may differ at */
 	uint32_t limit;		/* the insert limit */
 };
@@ -54,25 +46,22 @@ static void skip_differ(struct skip_match *m, uint64_t end)
 static void skip_push(struct skip_match *m, int side, uint64_t pos,
 		      gzip_tok t)
 {
-	struct skip_queue *q = &m->q[side];
 	uint32_t len = gzip_tok_len(t);
 
-	if (len <= m->limit)
-		return;
-	if (q->n == SKIP_QUEUE) {
-		/* Too far out of step to tell: count it as a difference. */
-		skip_differ(m, pos + len);
-		return;
-	}
-	q->iv[(q->first + q->n) % SKIP_QUEUE][0] = pos + 1;
-	q->iv[(q->first + q->n) % SKIP_QUEUE][1] = pos + len;
-	q->n++;
+	if (len > m->limit)
+		gzip_skips_add(&m->q[side], pos + 1, pos + len);
 }
 
-static void skip_pop(struct skip_queue *q)
+static const uint64_t *skip_head(const struct gzip_skips *q)
 {
-	q->first = (q->first + 1) % SKIP_QUEUE;
-	q->n--;
+	return q->n ? q->iv[q->first] : NULL;
+}
+
+static void skip_pop(struct gzip_skips *q)
+{
+	q->first++;
+	if (!--q->n)
+		q->first = 0;
 }
 
 /*
@@ -82,10 +71,10 @@ static void skip_pop(struct skip_queue *q)
  */
 static void skip_settle(struct skip_match *m, const uint64_t known[2])
 {
+	struct gzip_skips *qa = &m->q[0], *qb = &m->q[1];
+
 	for (;;) {
-		struct skip_queue *qa = &m->q[0], *qb = &m->q[1];
-		const uint64_t *a = qa->n ? qa->iv[qa->first] : NULL;
-		const uint64_t *b = qb->n ? qb->iv[qb->first] : NULL;
+		const uint64_t *a = skip_head(qa), *b = skip_head(qb);
 
 		if (a && b) {
 			if (a[0] == b[0] && a[1] == b[1]) {
@@ -110,6 +99,38 @@ static void skip_settle(struct skip_match *m, const uint64_t known[2])
 	}
 }
 
+/*
+ * Start matching: the guessed parse's tables before b->first were a
+ * guess, and the true parse may be past b->first already, its intervals
+ * from there on in t->skips: they must be paired like the others.
+ */
+static struct skip_match *skip_start(int level,
+				     const struct gzip_join_true *t,
+				     const struct gzip_seg *b)
+{
+	struct skip_match *m = ga_xcalloc(1, sizeof(*m));
+	size_t i;
+
+	m->limit = gzip_level_params(level)->lazy;
+	m->differ = b->first ? b->first - 1 : UINT64_MAX;
+	for (i = 0; t->skips && i < t->skips->n; i++) {
+		const uint64_t *iv = t->skips->iv[t->skips->first + i];
+
+		if (iv[1] > b->first)
+			gzip_skips_add(&m->q[0], iv[0], iv[1]);
+	}
+	return m;
+}
+
+static void skip_free(struct skip_match *m)
+{
+	if (!m)
+		return;
+	gzip_skips_release(&m->q[0]);
+	gzip_skips_release(&m->q[1]);
+	free(m);
+}
+
 int gzip_join_find(size_t *ja, size_t *jb, uint64_t *y, int level,
 		   const struct gzip_join_true *t, const struct gzip_seg *b)
 {
@@ -122,12 +143,8 @@ int gzip_join_find(size_t *ja, size_t *jb, uint64_t *y, int level,
 	size_t ib = 0;
 	int found = 0;
 
-	if (!lazy) {
-		m = ga_xcalloc(1, sizeof(*m));
-		m->limit = gzip_level_params(level)->lazy;
-		/* Before b starts, b's tables were a guess. */
-		m->differ = b->first ? b->first - 1 : UINT64_MAX;
-	}
+	if (!lazy)
+		m = skip_start(level, t, b);
 	for (;;) {
 		if (pos[0] == pos[1]) {
 			if (ib >= b->n)
@@ -160,7 +177,7 @@ int gzip_join_find(size_t *ja, size_t *jb, uint64_t *y, int level,
 		if (m)
 			skip_settle(m, pos);
 	}
-	free(m);
+	skip_free(m);
 	return found;
 }
 

@@ -613,6 +613,7 @@ static int join_next(const struct gzip_sink *g, const struct chunk *c,
 	a.idx = g->tidx;
 	a.pos = g->split.pos;
 	a.dirty = g->tdirty;
+	a.skips = &g->skips;
 	return gzip_join_find(ja, jb, y, g->level, &a, &c->seg);
 }
 
@@ -988,6 +989,23 @@ static int start_workers(struct gzip_sink *g, int n)
 	return 0;
 }
 
+/*
+ * The chunks that must be alive at once for the join to reach chunk k:
+ * those the split still reads behind (up to KEEP_BEHIND before where it
+ * stands, which is at least the warm-up before chunk k), chunk k, and
+ * those after it whose history starts before chunk k is full (its
+ * overrun and pad).  Fewer, and a write would wait for a chunk to be
+ * freed that only more input could free.
+ */
+static size_t join_span(const struct gzip_sink *g)
+{
+	uint64_t cs = g->chunk_size;
+	uint64_t behind = KEEP_BEHIND + g->warm_up;
+	uint64_t ahead = g->history + g->overrun + g->pad;
+
+	return (size_t)((behind + cs - 1) / cs + 1 + (ahead + cs - 1) / cs);
+}
+
 static void put_header(struct gzip_sink *g)
 {
 	uint8_t *h = g->obuf;
@@ -1047,9 +1065,8 @@ int gzip_sink_open(struct sink **out, const struct gzip_options *opts,
 				g->pad) + GZIP_READ_PAD;
 	/* A parse makes a token per byte at most, and one pending. */
 	g->tok_size = (size_t)(g->warm_up + g->chunk_size + g->overrun) + 4;
-	/* Those in use, those read behind, those filling. */
-	g->max_chunks = 2 * (size_t)(g->nworkers ? g->nworkers : 1) + 3 +
-			(size_t)(KEEP_BEHIND / g->chunk_size);
+	g->max_chunks = 2 * (size_t)(g->nworkers ? g->nworkers : 1) +
+			join_span(g);
 	if (error < 0)
 		gz_free(&g->base);
 	else
