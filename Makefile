@@ -171,7 +171,8 @@ VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/
 
 valgrind: garchive unit $(TEST_CLOCK)
 	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
-	$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
+	GARCHIVE_VALGRIND=1 \
+		$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
 	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind \
 	GARCHIVE_VALGRIND_REAL=$(CURDIR)/garchive \
 	GARCHIVE_VALGRIND_LOGS=$(CURDIR)/t/valgrind/logs \

@@ -78,6 +78,7 @@ static const char usage_text[] =
 	"   or: garchive upload-archive <repository>\n"
 	"   or: garchive get-tar-commit-id <archive.tar\n"
 	"   or: garchive verify [<options>] <file> [<tree-ish> [<path>...]]\n"
+	"   or: garchive gzip [<options>] [<file>...]\n"
 	"\n";
 
 /*
@@ -627,6 +628,7 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		{ "upload-archive--writer", CLI_UPLOAD_ARCHIVE_WRITER },
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
 		{ "verify", CLI_VERIFY },
+		{ "gzip", CLI_GZIP },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";
 	size_t j;

@@ -9,6 +9,7 @@
  */
 #include "garchive/filter.h"
 #include "garchive/common.h"
+#include "garchive/gzip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -998,6 +999,46 @@ static int open_command(struct sink **out, const char *command, int level,
 	return error;
 }
 
+/*
+ * garchive's own gzip in process: for garchive.gzip = builtin, or for a
+ * tar.<format>.command that names `garchive gzip`, whose options (and the
+ * level appended to them, as to any command) it takes as the child would.
+ */
+static int open_engine(struct sink **out, const struct filter_spec *spec,
+		       int level, int fd)
+{
+	struct gzip_options o = { -1, -1, 0 };
+	struct sink *next = NULL;
+	char *display = NULL;
+	int error = 0;
+
+	if (spec->command) {
+		if (level >= 0)
+			display = ga_xstrfmt("%s -%d", spec->command, level);
+		else
+			display = ga_xstrdup(spec->command);
+		error = gzip_command_match(&o, display);
+		if (error <= 0) {
+			if (error < 0)
+				ga_report(GA_REPORT_PLAIN, "garchive gzip: %s",
+					  ga_error_message());
+			error = ga_error_set("'%s' filter reported error",
+					     display);
+		} else {
+			error = 0;
+		}
+		free(display);
+		if (error < 0)
+			return error;
+	} else if (level >= 0) {
+		o.level = level;
+	}
+	if (o.threads < 0)
+		o.threads = spec->threads;
+	filter_open_fd(&next, fd);
+	return gzip_sink_open(out, &o, next);
+}
+
 int filter_open(struct sink **out, const struct filter_spec *spec,
 		int level, int fd)
 {
@@ -1016,6 +1057,8 @@ int filter_open(struct sink **out, const struct filter_spec *spec,
 		if (!spec->command)
 			GA_BUG("FILTER_COMMAND without a command");
 		return open_command(out, spec->command, level, fd);
+	case FILTER_ENGINE:
+		return open_engine(out, spec, level, fd);
 	}
 	GA_BUG("unknown filter kind");
 }

@@ -11,10 +11,14 @@
  * default to the built-in `gzip -cn` (FILTER_GZIP) instead of git's
  * in-process deflater, whose bytes changed every tarball checksum in
  * 2.38.  "git archive gzip" still selects the in-process deflater.
+ * garchive's own gzip, which writes gzip -cn's bytes in process
+ * (FILTER_ENGINE), runs for a command that names `garchive gzip` and,
+ * with garchive.gzip = builtin, for the built-in tgz and tar.gz.
  */
 #include "garchive/format.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "garchive/gzip.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +135,41 @@ static void push_format(struct format_list *list, const char *name,
 	fmt->remote = remote;
 }
 
+/* A command garchive runs as its own gzip, without a child. */
+static int names_engine(const char *command)
+{
+	struct gzip_options o;
+	int found = gzip_command_match(&o, command);
+
+	/* Bad options fail when the filter opens, as the child's would. */
+	ga_error_clear();
+	return found != 0;
+}
+
+/* garchive.gzip: "builtin" (the engine) or "gzip" (gzip -cn, default). */
+static int read_gzip_choice(int *builtin, const struct ga_config *cfg)
+{
+	const char *v = NULL;
+	int error;
+
+	*builtin = 0;
+	if (!cfg)
+		return 0;
+	error = config_get_string(&v, cfg, "garchive.gzip");
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	if (v && !strcmp(v, "builtin"))
+		*builtin = 1;
+	else if (!v || strcmp(v, "gzip"))
+		return ga_error_set("bad config value '%s' for 'garchive.gzip'"
+				    " (builtin or gzip)", v ? v : "");
+	return 0;
+}
+
 static void release_state(struct load_state *st)
 {
 	size_t i;
@@ -149,7 +188,7 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 				 process_umask, cfg };
 	struct pending_filter *f;
 	size_t i;
-	int error;
+	int error, builtin;
 
 	memset(out, 0, sizeof(*out));
 	f = add_filter(&st, "tgz", 3);
@@ -159,17 +198,25 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 
 	if (cfg && (error = config_foreach_entry(cfg, load_entry, &st)) != 0)
 		goto done;
+	if ((error = read_gzip_choice(&builtin, cfg)) < 0)
+		goto done;
 
 	push_format(out, "tar", FORMAT_TAR, FILTER_NONE, NULL, 1);
 	for (i = 0; i < st.nr; i++) {
 		f = &st.filters[i];
-		if (f->builtin_gzip)
+		if (f->builtin_gzip && builtin)
+			push_format(out, f->name, FORMAT_TAR, FILTER_ENGINE,
+				    NULL, f->remote);
+		else if (f->builtin_gzip)
 			push_format(out, f->name, FORMAT_TAR, FILTER_GZIP,
 				    "gzip -cn", f->remote);
 		else if (!f->command)
 			continue;	/* never got a command: not a format */
 		else if (!strcmp(f->command, INTERNAL_GZIP_COMMAND))
 			push_format(out, f->name, FORMAT_TAR, FILTER_ZLIB,
+				    f->command, f->remote);
+		else if (names_engine(f->command))
+			push_format(out, f->name, FORMAT_TAR, FILTER_ENGINE,
 				    f->command, f->remote);
 		else
 			push_format(out, f->name, FORMAT_TAR, FILTER_COMMAND,

@@ -22,6 +22,7 @@
 #include "garchive/config.h"
 #include "garchive/filter.h"
 #include "garchive/format.h"
+#include "garchive/gzip.h"
 #include "garchive/remote.h"
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
@@ -973,6 +974,7 @@ static int write_archive(struct run *r)
 	const struct format *fmt = r->opts.format;
 	struct walk_options wo;
 	struct archive_args args;
+	struct filter_spec filter;
 	char commit_hex[GA_OID_MAX_HEXSZ + 1];
 	int error;
 
@@ -987,7 +989,9 @@ static int write_archive(struct run *r)
 		return error;
 
 	fill_archive_args(r, &args, commit_hex);
-	if ((error = filter_open(&r->sink, &fmt->filter, r->opts.level,
+	filter = fmt->filter;
+	filter.threads = r->opts.threads;
+	if ((error = filter_open(&r->sink, &filter, r->opts.level,
 				 r->out.fd)) < 0)
 		return error;
 	if (fmt->writer == FORMAT_ZIP)
@@ -1356,6 +1360,44 @@ static int run_get_tar_commit_id(struct run *r)
 	return 0;
 }
 
+/*
+ * gzip [options] [<file>...]: the built-in gzip as a filter.  Its
+ * failures are reported as gzip reports them (see main()).
+ */
+static int run_gzip(struct run *r)
+{
+	struct gzip_command cmd;
+	struct gzip_stats st;
+	int error;
+
+	if ((error = gzip_command_parse(&cmd, r->global.argc,
+					r->global.argv)) < 0)
+		goto done;
+	if (cmd.help) {
+		fputs(gzip_command_usage(), stdout);
+		goto done;
+	}
+	error = gzip_command_run(&cmd, 1, &st);
+	if (!error && cmd.stats)
+		fprintf(stderr, "gzip stats: input %llu parsed %llu "
+			"speculated %llu used %llu resynced %llu "
+			"fallbacks %llu (%llu bytes) sync distance %llu "
+			"(max %llu) blocks %llu\n",
+			(unsigned long long)st.input,
+			(unsigned long long)st.parsed,
+			(unsigned long long)st.speculated,
+			(unsigned long long)st.used,
+			(unsigned long long)st.resynced,
+			(unsigned long long)st.fallbacks,
+			(unsigned long long)st.fallback_bytes,
+			(unsigned long long)st.sync_distance,
+			(unsigned long long)st.max_sync_distance,
+			(unsigned long long)st.blocks);
+done:
+	gzip_command_release(&cmd);
+	return error;
+}
+
 static void run_release(struct run *r)
 {
 	if (r->writer)
@@ -1618,6 +1660,9 @@ int main(int argc, char **argv)
 		case CLI_VERIFY:
 			error = run_verify(&r);
 			break;
+		case CLI_GZIP:
+			error = run_gzip(&r);
+			break;
 		}
 	}
 	if (!error)
@@ -1636,7 +1681,13 @@ int main(int argc, char **argv)
 			raise(SIGPIPE);
 			return 141;
 		}
-		status = report_failure(error, r.usage);
+		if (r.global.command == CLI_GZIP) {
+			/* As gzip: "<program>: <message>", status 1. */
+			diagnose("garchive gzip: ", ga_error_message());
+			status = 1;
+		} else {
+			status = report_failure(error, r.usage);
+		}
 	}
 	run_release(&r);
 	git_libgit2_shutdown();

@@ -130,7 +130,7 @@ test_expect_success BASH 'refs for the tree-ish' '
 	expect "HEAD " "main " "topic " "v1.0 " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive " >actual &&
-	expect "help " "upload-archive " "get-tar-commit-id " "verify " \
+	expect "help " "upload-archive " "get-tar-commit-id " "verify " "gzip " \
 		"HEAD " "main " "topic " "v1.0 " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive t" >actual &&
@@ -210,7 +210,7 @@ test_expect_success BASH 'garchive options and subcommands come first' '
 	expect "--verbose " "--version " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive -c tar.umask=022 g" >actual &&
-	expect "get-tar-commit-id " &&
+	expect "get-tar-commit-id " "gzip " &&
 	test_cmp expect actual &&
 	run_completion "" "garchive HEAD --ver" >actual &&
 	expect "--verbose " &&

@@ -221,14 +221,14 @@ __garchive_main ()
 			[[ $first -lt $cword ]] && __garchive_verify $((first + 1))
 			[[ $first -lt $cword ]] && return
 			;;
-		upload-archive|get-tar-commit-id|help)
-			# A directory, standard input, nothing: the default.
+		upload-archive|get-tar-commit-id|help|gzip)
+			# A directory, standard input, nothing, files: the default.
 			[[ $first -lt $cword ]] && return
 			;;
 		esac
 		if [[ $prev == -c ]]; then
 			__garchive_add tar.umask= tar.tgz.command= \
-				tar.tar.gz.command= garchive.threads= \
+				tar.tar.gz.command= garchive.threads= garchive.gzip= \
 				core.bigFileThreshold= core.autocrlf= core.eol=
 			return
 		fi
@@ -300,7 +300,7 @@ __garchive_main ()
 	if [[ -z $treeish ]]; then
 		if [[ -n $global && $cword == "$first" && -z $dashdash ]]; then
 			__garchive_add "help " "upload-archive " "get-tar-commit-id " \
-				"verify "
+				"verify " "gzip "
 		fi
 		__garchive_treeishes
 	else

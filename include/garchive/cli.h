@@ -21,6 +21,7 @@ enum cli_command {
 	CLI_GET_TAR_COMMIT_ID,	/* garchive get-tar-commit-id */
 	CLI_VERIFY,		/* garchive verify <file> [<tree-ish>...] */
 	CLI_UPLOAD_ARCHIVE_WRITER,	/* upload-archive--writer <dir> (hidden) */
+	CLI_GZIP,		/* garchive gzip [options] [<file>...] */
 	CLI_VERSION,		/* garchive --version */
 	CLI_HELP		/* garchive help / --help */
 };

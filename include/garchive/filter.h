@@ -36,12 +36,18 @@ enum filter_kind {
 	FILTER_NONE = 0,	/* plain tar or zip */
 	FILTER_GZIP,		/* built-in: execve `gzip -cn`, zlib fallback */
 	FILTER_ZLIB,		/* "git archive gzip": in-process gzip */
-	FILTER_COMMAND		/* tar.<format>.command through `sh -c` */
+	FILTER_COMMAND,		/* tar.<format>.command through `sh -c` */
+	FILTER_ENGINE		/* garchive's own gzip (gzip.h), in process */
 };
 
 struct filter_spec {
 	enum filter_kind kind;
-	const char *command;	/* FILTER_COMMAND: the configured string */
+	/*
+	 * FILTER_COMMAND: the configured string.  FILTER_ENGINE: the
+	 * configured `garchive gzip ...` line, or NULL (garchive.gzip).
+	 */
+	const char *command;
+	int threads;		/* FILTER_ENGINE: as --threads, 0 per CPU */
 };
 
 /* Write to `fd` (not closed by free).  Handles short writes and EINTR. */
@@ -67,6 +73,9 @@ int filter_open_zlib(struct sink **out, int level, struct sink *next,
  * Open the sink for `spec` writing its final bytes to `fd`.  `level` is
  * -1 when no -N was given.  Only FILTER_GZIP falls back (to the zlib
  * deflater, with git's warning) when `gzip` cannot be started.
+ * FILTER_ENGINE fails as the command would when its options (with
+ * " -<level>" appended) are not garchive gzip's: "'<cmd>' filter
+ * reported error".
  */
 int filter_open(struct sink **out, const struct filter_spec *spec,
 		int level, int fd);

@@ -1,0 +1,117 @@
+/*
+ * gzip.h: garchive's own gzip, whose bytes are GNU gzip's.
+ *
+ * The engine writes, for any input, level and number of threads, the
+ * bytes GNU gzip 1.x (checked against 1.12) writes for `gzip -c -n -N`
+ * on the same input read from a regular file: header (no name, mtime 0,
+ * OS 3), the same deflate blocks bit for bit, and the trailer.  It runs
+ * in-process, as a sink (see filter.h), and on several threads when asked
+ * to: the threads parse chunks of the input speculatively and the result
+ * is re-synchronised with the one-thread parse, so the bytes never depend
+ * on the thread count.
+ *
+ * It is used by `garchive gzip` (a filter like `gzip -cn`), by tar formats
+ * whose tar.<format>.command names `garchive gzip`, and by tgz/tar.gz when
+ * garchive.gzip is "builtin".
+ */
+#ifndef GARCHIVE_GZIP_H
+#define GARCHIVE_GZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sink;
+
+struct gzip_options {
+	int level;		/* 1 to 9; -1 for gzip's default, 6 */
+	int threads;		/* worker threads (at most 64); 0 or less:
+				   one per CPU; 1: none, all on the
+				   caller's thread */
+	size_t chunk_size;	/* tests: the unit of parallel work, a
+				   multiple of 32 KiB; 0: the default */
+	/*
+	 * GNU gzip keeps one 64 KiB buffer for all the files it is given,
+	 * and the end of a small file can read what the file before left
+	 * there.  For the second and later files of one run: the buffer
+	 * the member before left (gzip_sink_window()); NULL otherwise.
+	 */
+	const uint8_t *window;
+};
+
+#define GZIP_WINDOW_SIZE 65536
+
+/* What the parallel parse did, for measurements and tests. */
+struct gzip_stats {
+	uint64_t input;		/* bytes compressed */
+	uint64_t parsed;	/* bytes parsed, speculation included */
+	uint64_t speculated;	/* bytes parsed from a guessed state */
+	uint64_t used;		/* of those, bytes with tokens kept */
+	uint64_t resynced;	/* chunks joined to the true parse */
+	uint64_t fallbacks;	/* parses re-run from the true state */
+	uint64_t fallback_bytes;
+	uint64_t sync_distance;	/* summed over the resynced chunks */
+	uint64_t max_sync_distance;
+	uint64_t blocks;
+};
+
+/*
+ * A sink that compresses what it is given into `next`, which it owns
+ * (finishes and frees) from then on, also when this fails.  Returns 0;
+ * writes fail only when `next` does.
+ */
+int gzip_sink_open(struct sink **out, const struct gzip_options *opts,
+		   struct sink *next);
+
+/* The statistics of a sink made by gzip_sink_open(), so far. */
+void gzip_sink_stats(const struct sink *s, struct gzip_stats *out);
+
+/*
+ * After a successful finish(): gzip's buffer as the stream left it, for
+ * the next file of the same run (GZIP_WINDOW_SIZE bytes).
+ */
+const uint8_t *gzip_sink_window(const struct sink *s);
+
+/*
+ * The options of a command line naming `garchive gzip`: "[path/]garchive
+ * gzip" followed by options only (-c, -n, -1 to -9, --fast, --best,
+ * --threads=N, --stdout, --no-name...), as a tar.<format>.command with
+ * " -<level>" appended can be.  Returns 1 and fills `out` (threads -1
+ * when not given) when `command` is such a line; GA_EUSAGE, with the
+ * message `garchive gzip` would print, when it is such a line but with an
+ * option garchive gzip refuses; 0 when it is anything else (a file
+ * operand, shell syntax, another program), which is then run as a
+ * command.
+ */
+int gzip_command_match(struct gzip_options *out, const char *command);
+
+/* `garchive gzip [options] [FILE...]` as parsed by gzip_command_parse(). */
+struct gzip_command {
+	struct gzip_options opts;
+	int help;		/* -h, --help: print the usage */
+	int force;		/* -f: write to a terminal too */
+	int stats;		/* --stats: report struct gzip_stats */
+	char **files;		/* NULL-terminated; empty: stdin */
+};
+
+/*
+ * Parse the arguments after "gzip" (argv[0] is "gzip"); opts.threads is
+ * -1 when --threads is not given.  Returns 0, or GA_EUSAGE with gzip's
+ * kind of message ("invalid option -- 'x'").  Free with
+ * gzip_command_release(), also after a failure.
+ */
+int gzip_command_parse(struct gzip_command *out, int argc, char **argv);
+void gzip_command_release(struct gzip_command *cmd);
+
+/* The usage text of `garchive gzip`. */
+const char *gzip_command_usage(void);
+
+/*
+ * Compress each file (or stdin) to `out_fd` as one gzip member each, as
+ * `gzip -cn` does.  Returns 0, GA_EPIPE when the reader went away, or
+ * GA_ERROR with a message such as "<file>: No such file or directory".
+ * `stats` (may be NULL) gets the totals.
+ */
+int gzip_command_run(const struct gzip_command *cmd, int out_fd,
+		     struct gzip_stats *stats);
+
+#endif
