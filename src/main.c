@@ -26,7 +26,7 @@
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
 #include "garchive/walk.h"
-#include "child.h"
+#include "run-command.h"
 #include "progress.h"
 #include "rawtree.h"
 #include "safedir.h"
