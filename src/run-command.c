@@ -537,3 +537,15 @@ char *child_death_message(const char *name, int signo)
 		return NULL;
 	return ga_xstrfmt("%s died of signal %d", name, signo);
 }
+
+int child_exec_instead(const char *const *argv)
+{
+	int err;
+
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], (char *const *)argv);
+	err = errno;
+	signal(SIGPIPE, SIG_IGN);
+	errno = err;
+	return -1;
+}

@@ -128,4 +128,13 @@ void child_nonblocking(struct child *c);
 /* Close a parent's pipe end held in *fd, if open. */
 void child_close(int *fd);
 
+/*
+ * Replace garchive itself with `argv` (a PATH lookup as execvp()'s), as
+ * git's help execs man: no child, nothing to wait for.  SIGPIPE goes
+ * back to its default first, since main ignores it and a pager must
+ * not inherit that.  Returns only on failure: -1 with errno set, and
+ * SIGPIPE ignored again.
+ */
+int child_exec_instead(const char *const *argv);
+
 #endif
