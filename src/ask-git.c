@@ -9,18 +9,12 @@
 #include "ask-git.h"
 
 #include "garchive/common.h"
+#include "run-command.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "libgit2.h"
-
-extern char **environ;
 
 /* Where git would be running: the work tree, or the git directory. */
 static const char *run_dir(git_repository *repo)
@@ -33,47 +27,29 @@ static const char *run_dir(git_repository *repo)
 void ask_git(struct ga_buf *out, git_repository *repo,
 	     const char *const *args, size_t nr)
 {
-	posix_spawn_file_actions_t fa;
-	char **argv = NULL, **env = NULL, *gitdir_env;
-	size_t nenv = 0, i, j;
-	int fds[2];
-	pid_t pid;
+	struct child c = CHILD_INIT;
+	const char **argv = ga_xcalloc(nr + 2, sizeof(*argv));
+	const char *env[2] = { NULL, NULL };
+	char *gitdir_env;
+	int code;
 
-	for (i = 0; environ[i]; i++)
-		nenv++;
-	env = ga_xcalloc(nenv + 2, sizeof(*env));
-	for (i = j = 0; i < nenv; i++)
-		if (strncmp(environ[i], "GIT_DIR=", 8))
-			env[j++] = environ[i];
+	argv[0] = "git";
+	memcpy(argv + 1, args, nr * sizeof(*args));
 	gitdir_env = ga_xstrfmt("GIT_DIR=%s", git_repository_path(repo));
-	env[j] = gitdir_env;
-	argv = ga_xcalloc(nr + 2, sizeof(*argv));
-	argv[0] = (char *)"git";
-	for (i = 0; i < nr; i++)
-		argv[i + 1] = (char *)args[i];
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		goto done;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addchdir_np(&fa, run_dir(repo));
-	if (posix_spawnp(&pid, "git", &fa, NULL, argv, env) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (pid > 0) {
-		int status;
-
-		(void)ga_buf_read_fd(out, fds[0]);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	env[0] = gitdir_env;
+	c.argv = argv;
+	c.env = env;
+	c.dir = run_dir(repo);
+	c.null_in = c.null_err = c.pipe_out = 1;
+	/* A git that cannot run, or fails, gives nothing, as in git. */
+	if (child_start(&c) < 0) {
+		ga_error_clear();
+	} else {
+		(void)ga_buf_read_fd(out, c.out);
+		if (child_finish(&c, &code, NULL) < 0)
+			ga_error_clear();
 	}
-	close(fds[0]);
-done:
 	free(argv);
-	free(env);
 	free(gitdir_env);
 }
 

@@ -6,35 +6,30 @@
  * the origin of included entries, and follow git's parser quirks, and
  * libgit2 1.5 knows neither the GIT_CONFIG_* variables nor
  * includeIf.hasconfig.  The result is one flat list of entries in git's
- * order, immutable after config_load().  libgit2 gets the same list
- * through a read-only in-memory backend (config_libgit2()).
+ * order, immutable after config_load().
+ *
+ * Here: the stack of files (do_git_config_sequence()), includes and
+ * includeIf, the command-line overrides, and lookups.  The grammar of
+ * files and keys is config-parse.c's, GIT_CONFIG_PARAMETERS and
+ * GIT_CONFIG_COUNT config-env.c's, typed values parse.c's.
  */
 #include "garchive/config.h"
+#include "config-env.h"
+#include "config-parse.h"
 #include "garchive/common.h"
 #include "sane-ctype.h"
+#include "wildmatch.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "libgit2.h"
-#include <git2/sys/config.h>
 
 #define CONFIG_MAX_INCLUDE_DEPTH 10
 #define CONFIG_SYSTEM_FILE "/etc/gitconfig"
-
-/* What a backend hands libgit2 (see libgit2.h), and the entry in it. */
-#ifdef GA_LIBGIT2_BACKEND_ENTRY
-typedef git_config_backend_entry lg_entry;
-#define LG_BASE(e) (&(e)->entry)
-#else
-typedef git_config_entry lg_entry;
-#define LG_BASE(e) (e)
-#endif
 
 struct entry {
 	char *name;		/* canonical: section and key lower case */
@@ -42,16 +37,11 @@ struct entry {
 	const char *file;	/* display path, NULL for the command line */
 	const char *origin;	/* " in file <file>" or "" */
 	int line;
+	int include_depth;	/* 0: in a top-level file */
 	enum config_scope scope;
-	lg_entry lg;		/* the same entry for libgit2 */
 };
 
-/*
- * The entries, shared with the libgit2 backend (and its snapshots),
- * which may outlive the struct ga_config: hence the reference count.
- */
 struct table {
-	int refs;
 	struct entry *items;
 	size_t nr, alloc;
 	char **strings;		/* interned file names and origins */
@@ -60,38 +50,21 @@ struct table {
 
 struct ga_config {
 	struct table *tab;
-	git_config *lg;
 };
-
-/* ------------------------------------------------------------------ */
-/* Characters */
-
-static int iskeychar(int c)
-{
-	return ga_isalnum(c) || c == '-';
-}
 
 /* ------------------------------------------------------------------ */
 /* The table */
 
 static struct table *table_new(void)
 {
-	struct table *t = ga_xcalloc(1, sizeof(*t));
-
-	t->refs = 1;
-	return t;
+	return ga_xcalloc(1, sizeof(struct table));
 }
 
-static void table_ref(struct table *t)
-{
-	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
-}
-
-static void table_unref(struct table *t)
+static void table_free(struct table *t)
 {
 	size_t i;
 
-	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL))
+	if (!t)
 		return;
 	for (i = 0; i < t->nr; i++) {
 		free(t->items[i].name);
@@ -109,29 +82,6 @@ static const char *table_intern(struct table *t, char *s)
 	GA_ALLOC_GROW(t->strings, t->strings_nr + 1, t->strings_alloc);
 	t->strings[t->strings_nr++] = s;
 	return s;
-}
-
-static void noop_entry_free(lg_entry *e)
-{
-	(void)e;
-}
-
-static git_config_level_t scope_level(enum config_scope scope)
-{
-	switch (scope) {
-	case CONFIG_SCOPE_SYSTEM:
-		return GIT_CONFIG_LEVEL_SYSTEM;
-	case CONFIG_SCOPE_XDG:
-		return GIT_CONFIG_LEVEL_XDG;
-	case CONFIG_SCOPE_GLOBAL:
-		return GIT_CONFIG_LEVEL_GLOBAL;
-	case CONFIG_SCOPE_LOCAL:
-	case CONFIG_SCOPE_WORKTREE:
-		return GIT_CONFIG_LEVEL_LOCAL;
-	case CONFIG_SCOPE_COMMAND:
-		break;
-	}
-	return GIT_CONFIG_LEVEL_APP;
 }
 
 /* ------------------------------------------------------------------ */
@@ -167,13 +117,6 @@ struct loader {
 	int urls_known;
 };
 
-/*
- * What an entry callback returns: 0; CB_FAILED when it reported an
- * error that makes git call the line bad; or a negative error code
- * with the message already set (git's die()).
- */
-#define CB_FAILED 1
-
 static int on_entry(struct loader *ld, const struct source *src,
 		    const char *name, const char *value, int line);
 
@@ -191,11 +134,8 @@ static void add_entry(struct loader *ld, const struct source *src,
 	e->file = src->file;
 	e->origin = src->origin ? src->origin : "";
 	e->line = src->display ? line : -1;
+	e->include_depth = ld->depth;
 	e->scope = ld->scope;
-	/* Pointers are fixed up once the table stops growing. */
-	LG_BASE(&e->lg)->include_depth = (unsigned int)ld->depth;
-	LG_BASE(&e->lg)->level = scope_level(ld->scope);
-	e->lg.free = noop_entry_free;
 }
 
 /* The directory part of `path` with its slash ("" if none). */
@@ -239,246 +179,6 @@ static int read_whole(struct ga_buf *out, const char *path)
 	return err;
 }
 
-/* --- the file parser: git_parse_source()'s grammar and line counts --- */
-
-struct parser {
-	const unsigned char *buf;
-	size_t len, pos;
-	int linenr;
-	int eof;
-	struct ga_buf var;
-	struct ga_buf value;
-};
-
-static int next_char(struct parser *p)
-{
-	int c;
-
-	if (p->pos < p->len)
-		c = p->buf[p->pos++];
-	else
-		c = EOF;
-	if (c == '\r') {
-		/* CRLF reads as LF; a lone CR stays a character. */
-		if (p->pos < p->len && p->buf[p->pos] == '\n') {
-			p->pos++;
-			c = '\n';
-		}
-	}
-	if (c == '\n')
-		p->linenr++;
-	if (c == EOF) {
-		p->eof = 1;
-		p->linenr++;
-		c = '\n';
-	}
-	return c;
-}
-
-/* NULL on a syntax error. */
-static const char *parse_value(struct parser *p)
-{
-	int quote = 0, comment = 0, space = 0;
-
-	ga_buf_setlen(&p->value, 0);
-	ga_buf_puts(&p->value, "");
-	for (;;) {
-		int c = next_char(p);
-
-		if (c == '\n') {
-			if (quote) {
-				p->linenr--;
-				return NULL;
-			}
-			return p->value.ptr;
-		}
-		if (comment)
-			continue;
-		if (ga_isspace(c) && !quote) {
-			if (p->value.len)
-				space++;
-			continue;
-		}
-		if (!quote && (c == ';' || c == '#')) {
-			comment = 1;
-			continue;
-		}
-		for (; space; space--)
-			ga_buf_putc(&p->value, ' ');
-		if (c == '\\') {
-			c = next_char(p);
-			switch (c) {
-			case '\n':
-				continue;
-			case 't':
-				c = '\t';
-				break;
-			case 'b':
-				c = '\b';
-				break;
-			case 'n':
-				c = '\n';
-				break;
-			case '\\':
-			case '"':
-				break;
-			default:
-				return NULL;
-			}
-			ga_buf_putc(&p->value, c);
-			continue;
-		}
-		if (c == '"') {
-			quote = 1 - quote;
-			continue;
-		}
-		ga_buf_putc(&p->value, c);
-	}
-}
-
-/* The rest of an entry whose first letter is in p->var. */
-static int parse_entry(struct loader *ld, const struct source *src,
-		       struct parser *p)
-{
-	const char *value = NULL;
-	int c, ret;
-
-	for (;;) {
-		c = next_char(p);
-		if (p->eof || !iskeychar(c))
-			break;
-		ga_buf_putc(&p->var, ga_tolower(c));
-	}
-	while (c == ' ' || c == '\t')
-		c = next_char(p);
-	if (c != '\n') {
-		if (c != '=')
-			return CB_FAILED;
-		if (!(value = parse_value(p)))
-			return CB_FAILED;
-	}
-	/* The line of the entry, not the one after it, as git reports. */
-	p->linenr--;
-	ret = on_entry(ld, src, p->var.ptr, value, p->linenr);
-	if (ret == 0)
-		p->linenr++;
-	return ret;
-}
-
-/* [section "subsection"]: called after the space that ends the name. */
-static int parse_extended_section(struct parser *p, int c)
-{
-	do {
-		if (c == '\n')
-			goto incomplete;
-		c = next_char(p);
-	} while (ga_isspace(c));
-	if (c != '"')
-		return -1;
-	ga_buf_putc(&p->var, '.');
-	for (;;) {
-		c = next_char(p);
-		if (c == '\n')
-			goto incomplete;
-		if (c == '"')
-			break;
-		if (c == '\\') {
-			c = next_char(p);
-			if (c == '\n')
-				goto incomplete;
-		}
-		ga_buf_putc(&p->var, c);
-	}
-	if (next_char(p) != ']')
-		return -1;
-	return 0;
-incomplete:
-	p->linenr--;
-	return -1;
-}
-
-static int parse_section(struct parser *p)
-{
-	for (;;) {
-		int c = next_char(p);
-
-		if (p->eof)
-			return -1;
-		if (c == ']')
-			return 0;
-		if (ga_isspace(c))
-			return parse_extended_section(p, c);
-		if (!iskeychar(c) && c != '.')
-			return -1;
-		ga_buf_putc(&p->var, ga_tolower(c));
-	}
-}
-
-static int parse_source(struct loader *ld, const struct source *src,
-			const struct ga_buf *data)
-{
-	static const unsigned char bom[] = { 0xef, 0xbb, 0xbf };
-	struct parser p = { 0 };
-	size_t bom_seen = 0, baselen = 0;
-	int comment = 0, error = 0, ret;
-
-	p.buf = (const unsigned char *)(data->ptr ? data->ptr : "");
-	p.len = data->len;
-	p.linenr = 1;
-	ga_buf_puts(&p.var, "");
-	for (;;) {
-		int c = next_char(&p);
-
-		/* A UTF-8 byte order mark is skipped, a partial one is bad. */
-		if (bom_seen < sizeof(bom)) {
-			if (c == bom[bom_seen] && !p.eof) {
-				bom_seen++;
-				continue;
-			}
-			if (bom_seen)
-				break;
-			bom_seen = sizeof(bom);
-		}
-		if (c == '\n') {
-			if (p.eof)
-				goto done;
-			comment = 0;
-			continue;
-		}
-		if (comment || ga_isspace(c))
-			continue;
-		if (c == '#' || c == ';') {
-			comment = 1;
-			continue;
-		}
-		if (c == '[') {
-			ga_buf_setlen(&p.var, 0);
-			if (parse_section(&p) < 0 || p.var.len < 1)
-				break;
-			ga_buf_putc(&p.var, '.');
-			baselen = p.var.len;
-			continue;
-		}
-		if (!ga_isalpha(c))
-			break;
-		ga_buf_setlen(&p.var, baselen);
-		ga_buf_putc(&p.var, ga_tolower(c));
-		ret = parse_entry(ld, src, &p);
-		if (ret < 0) {
-			error = ret;
-			goto done;
-		}
-		if (ret)
-			break;
-	}
-	error = ga_error_set("bad config line %d in file %s", p.linenr,
-			     src->display);
-done:
-	ga_buf_release(&p.var);
-	ga_buf_release(&p.value);
-	return error;
-}
-
 static void source_init(struct loader *ld, struct source *src,
 			const char *display, const char *fspath)
 {
@@ -492,6 +192,19 @@ static void source_init(struct loader *ld, struct source *src,
 	}
 }
 
+struct file_entry_ctx {
+	struct loader *ld;
+	const struct source *src;
+};
+
+static int file_entry(const char *name, const char *value, int line,
+		      void *payload)
+{
+	struct file_entry_ctx *fe = payload;
+
+	return on_entry(fe->ld, fe->src, name, value, line);
+}
+
 /*
  * git_config_from_file(): returns 0, 1 when the file could not be read
  * (after git's warning), or an error code.
@@ -501,6 +214,7 @@ static int read_file(struct loader *ld, const char *display,
 {
 	struct ga_buf data = GA_BUF_INIT;
 	struct source src;
+	struct file_entry_ctx fe;
 	int err, error;
 
 	if ((err = read_whole(&data, fspath))) {
@@ -511,7 +225,10 @@ static int read_file(struct loader *ld, const char *display,
 		return 1;
 	}
 	source_init(ld, &src, display, fspath);
-	error = parse_source(ld, &src, &data);
+	fe.ld = ld;
+	fe.src = &src;
+	error = config_parse_source(data.ptr, data.len, display, file_entry,
+				    &fe);
 	ga_buf_release(&data);
 	return error;
 }
@@ -543,12 +260,12 @@ static int include_file(struct loader *ld, const struct source *src,
 	if (!value) {
 		ga_report(GA_REPORT_ERROR, "missing value for '%s'",
 			  "include.path");
-		return CB_FAILED;
+		return CONFIG_ENTRY_BAD;
 	}
 	if (!(expanded = ga_interpolate_path(value, 0))) {
 		ga_report(GA_REPORT_ERROR,
 			  "could not expand include path '%s'", value);
-		return CB_FAILED;
+		return CONFIG_ENTRY_BAD;
 	}
 	if (expanded[0] == '/') {
 		display = ga_xstrdup(expanded);
@@ -556,7 +273,7 @@ static int include_file(struct loader *ld, const struct source *src,
 	} else if (!src->display) {
 		ga_report(GA_REPORT_ERROR,
 			  "relative config includes must come from files");
-		ret = CB_FAILED;
+		ret = CONFIG_ENTRY_BAD;
 		goto done;
 	} else {
 		/*
@@ -594,176 +311,6 @@ done:
 	free(display);
 	free(fspath);
 	return ret;
-}
-
-/*
- * A glob matcher with git's wildmatch() semantics under WM_PATHNAME:
- * '*', '?' and classes stop at '/', a "**" component crosses
- * directories.  Used only for includeIf patterns.
- * TODO: use src/wildmatch.h once it is on this branch; this private
- * copy exists because the branches are built separately.
- */
-static int char_eq(int a, int b, int icase)
-{
-	return icase ? ga_tolower(a) == ga_tolower(b) : a == b;
-}
-
-static int class_has(const char *name, size_t len, int c)
-{
-	static const struct {
-		const char *name;
-		int (*fn)(int);
-	} classes[] = {
-		{ "alnum", ga_isalnum }, { "alpha", ga_isalpha },
-	};
-	size_t i;
-
-	for (i = 0; i < GA_ARRAY_SIZE(classes); i++)
-		if (strlen(classes[i].name) == len &&
-		    !strncmp(classes[i].name, name, len))
-			return classes[i].fn(c);
-	if (len == 5 && !strncmp(name, "digit", 5))
-		return c >= '0' && c <= '9';
-	if (len == 5 && !strncmp(name, "lower", 5))
-		return c >= 'a' && c <= 'z';
-	if (len == 5 && !strncmp(name, "upper", 5))
-		return c >= 'A' && c <= 'Z';
-	if (len == 5 && !strncmp(name, "space", 5))
-		return ga_isspace(c);
-	if (len == 5 && !strncmp(name, "blank", 5))
-		return c == ' ' || c == '\t';
-	if (len == 6 && !strncmp(name, "xdigit", 6))
-		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		       (c >= 'A' && c <= 'F');
-	if (len == 5 && !strncmp(name, "punct", 5))
-		return c > ' ' && c < 127 && !ga_isalnum(c);
-	if (len == 5 && !strncmp(name, "graph", 5))
-		return c > ' ' && c < 127;
-	if (len == 5 && !strncmp(name, "print", 5))
-		return c >= ' ' && c < 127;
-	if (len == 5 && !strncmp(name, "cntrl", 5))
-		return c < ' ' || c == 127;
-	return -1;
-}
-
-/* A bracket expression at *pp (after '['); -1 for a malformed one. */
-static int match_class(const char **pp, int t, int icase)
-{
-	const char *p = *pp;
-	int negate = 0, matched = 0, prev = -1;
-
-	if (*p == '!' || *p == '^') {
-		negate = 1;
-		p++;
-	}
-	do {
-		int c = (unsigned char)*p;
-
-		if (!c)
-			return -1;
-		if (c == '\\') {
-			if (!(c = (unsigned char)*++p))
-				return -1;
-			if (char_eq(c, t, icase))
-				matched = 1;
-		} else if (c == '-' && prev >= 0 && p[1] && p[1] != ']') {
-			int hi = (unsigned char)*++p;
-
-			if (hi == '\\' && !(hi = (unsigned char)*++p))
-				return -1;
-			if ((t >= prev && t <= hi) ||
-			    (icase && ga_tolower(t) >= ga_tolower(prev) &&
-			     ga_tolower(t) <= ga_tolower(hi)))
-				matched = 1;
-			c = -1;
-		} else if (c == '[' && p[1] == ':') {
-			const char *name = p + 2, *end = strstr(name, ":]");
-			int r;
-
-			if (!end)
-				return -1;
-			r = class_has(name, (size_t)(end - name), t);
-			if (r < 0)
-				return -1;
-			if (r || (icase && (class_has(name,
-				(size_t)(end - name), ga_tolower(t)) > 0)))
-				matched = 1;
-			p = end + 1;
-			c = -1;
-		} else if (char_eq(c, t, icase)) {
-			matched = 1;
-		}
-		prev = c;
-		p++;
-	} while (*p != ']');
-	*pp = p;
-	return matched != negate;
-}
-
-static int glob_at(const char *pat, const char *p, const char *t, int icase)
-{
-	for (; *p; p++, t++) {
-		int c = (unsigned char)*p, r;
-
-		switch (c) {
-		case '\\':
-			if (!p[1])
-				return 0;
-			p++;
-			if (!char_eq((unsigned char)*p, (unsigned char)*t,
-				     icase))
-				return 0;
-			break;
-		case '?':
-			if (!*t || *t == '/')
-				return 0;
-			break;
-		case '[':
-			if (!*t || *t == '/')
-				return 0;
-			p++;
-			r = match_class(&p, (unsigned char)*t, icase);
-			if (r <= 0)
-				return 0;
-			break;
-		case '*': {
-			const char *first = p;
-
-			while (p[1] == '*')
-				p++;
-			if (p > first && (first == pat || first[-1] == '/') &&
-			    (!p[1] || p[1] == '/')) {
-				const char *s = t;
-
-				if (!p[1])
-					return 1;
-				/* "**" followed by '/': zero or more dirs */
-				for (;;) {
-					if (glob_at(pat, p + 2, s, icase))
-						return 1;
-					if (!(s = strchr(s, '/')))
-						return 0;
-					s++;
-				}
-			}
-			for (;; t++) {
-				if (glob_at(pat, p + 1, t, icase))
-					return 1;
-				if (!*t || *t == '/')
-					return 0;
-			}
-		}
-		default:
-			if (!*t || !char_eq(c, (unsigned char)*t, icase))
-				return 0;
-		}
-	}
-	return !*t;
-}
-
-static int glob_match(const char *pattern, const char *text, int icase)
-{
-	return glob_at(pattern, pattern, text, icase);
 }
 
 static void add_trailing_starstar(struct ga_buf *pat)
@@ -834,7 +381,8 @@ static int include_by_gitdir(struct loader *ld, const struct source *src,
 				  : strncmp(pat.ptr, t, prefix))
 				continue;
 		}
-		ret = glob_match(pat.ptr + prefix, t + prefix, icase);
+		ret = !wildmatch(pat.ptr + prefix, t + prefix,
+				 WM_PATHNAME | (icase ? WM_CASEFOLD : 0));
 	}
 done:
 	free(real);
@@ -866,7 +414,7 @@ static int include_by_branch(struct loader *ld, const char *cond,
 		return 0;
 	ga_buf_put(&pat, cond, len);
 	add_trailing_starstar(&pat);
-	ret = glob_match(pat.ptr, ld->branch, 0);
+	ret = !wildmatch(pat.ptr, ld->branch, WM_PATHNAME);
 	ga_buf_release(&pat);
 	return ret;
 }
@@ -890,7 +438,7 @@ static int include_by_remote_url(struct loader *ld, const char *cond,
 		sub.git_dir = ld->git_dir;
 		sub.collect = 1;
 		ret = load_stack(&sub);
-		table_unref(sub.tab);
+		table_free(sub.tab);
 		free(sub.branch);
 		ld->urls = sub.urls;
 		ld->urls_nr = sub.urls_nr;
@@ -901,7 +449,7 @@ static int include_by_remote_url(struct loader *ld, const char *cond,
 	}
 	ga_buf_put(&pat, cond, len);
 	for (i = 0; i < ld->urls_nr && !ret; i++)
-		ret = glob_match(pat.ptr, ld->urls[i], 0);
+		ret = !wildmatch(pat.ptr, ld->urls[i], WM_PATHNAME);
 	ga_buf_release(&pat);
 	return ret;
 }
@@ -1001,268 +549,26 @@ static int on_entry(struct loader *ld, const struct source *src,
 
 /* --- the command line --- */
 
-/*
- * git_config_parse_key(): validate `key` and lower-case its section and
- * variable name.  NULL (after git's error line) when invalid.
- */
-static char *parse_key(const char *key)
+/* config_parse_pair(): 0, CONFIG_ENTRY_BAD, or a fatal code. */
+static int cmdline_pair(const char *key, const char *value, void *payload)
 {
-	const char *last_dot = strrchr(key, '.');
-	size_t baselen, i;
-	char *out;
-	int dot = 0;
-
-	if (!last_dot || last_dot == key) {
-		ga_report(GA_REPORT_ERROR,
-			  "key does not contain a section: %s", key);
-		return NULL;
-	}
-	if (!last_dot[1]) {
-		ga_report(GA_REPORT_ERROR,
-			  "key does not contain variable name: %s", key);
-		return NULL;
-	}
-	baselen = (size_t)(last_dot - key);
-	out = ga_xstrdup(key);
-	for (i = 0; key[i]; i++) {
-		int c = (unsigned char)key[i];
-
-		if (c == '.')
-			dot = 1;
-		if (!dot || i > baselen) {
-			if (!iskeychar(c) ||
-			    (i == baselen + 1 && !ga_isalpha(c))) {
-				ga_report(GA_REPORT_ERROR, "invalid key: %s",
-					  key);
-				free(out);
-				return NULL;
-			}
-			c = ga_tolower(c);
-		} else if (c == '\n') {
-			ga_report(GA_REPORT_ERROR, "invalid key (newline): %s",
-				  key);
-			free(out);
-			return NULL;
-		}
-		out[i] = (char)c;
-	}
-	return out;
-}
-
-/* config_parse_pair(): 0, CB_FAILED, or a fatal code. */
-static int cmdline_pair(struct loader *ld, const char *key, const char *value)
-{
+	struct loader *ld = payload;
 	struct source src = { 0 };
 	char *name;
 	int ret;
 
 	if (!*key) {
 		ga_report(GA_REPORT_ERROR, "empty config key");
-		return CB_FAILED;
+		return CONFIG_ENTRY_BAD;
 	}
-	if (!(name = parse_key(key)))
-		return CB_FAILED;
+	if (!(name = config_parse_key(key)))
+		return CONFIG_ENTRY_BAD;
 	ret = on_entry(ld, &src, name, value, -1);
 	free(name);
 	return ret;
 }
 
-/* git_config_parse_parameter(): the old "key=value" form, key trimmed. */
-static int cmdline_parameter(struct loader *ld, const char *text)
-{
-	const char *eq = strchr(text, '=');
-	const char *value = eq ? eq + 1 : NULL;
-	const char *start = text;
-	size_t len = eq ? (size_t)(eq - text) : strlen(text);
-	char *key;
-	int ret;
-
-	while (len && ga_isspace((unsigned char)start[len - 1]))
-		len--;
-	while (len && ga_isspace((unsigned char)*start)) {
-		start++;
-		len--;
-	}
-	if (!len) {
-		ga_report(GA_REPORT_ERROR, "bogus config parameter: %s", text);
-		return CB_FAILED;
-	}
-	key = ga_xstrndup(start, len);
-	ret = cmdline_pair(ld, key, value);
-	free(key);
-	return ret;
-}
-
-static int need_bs_quote(int c)
-{
-	return c == '\'' || c == '!';
-}
-
-/*
- * git's sq_dequote_step(): dequote one shell-single-quoted word in
- * place.  Returns it, or NULL when malformed; *next is the rest (NULL at
- * the end of the string).
- */
-static char *sq_dequote_step(char *arg, char **next)
-{
-	char *dst = arg, *src = arg;
-
-	if (*src != '\'')
-		return NULL;
-	for (;;) {
-		char c = *++src;
-
-		if (!c)
-			return NULL;
-		if (c != '\'') {
-			*dst++ = c;
-			continue;
-		}
-		/* out of the quotes */
-		switch (*++src) {
-		case '\0':
-			*dst = '\0';
-			*next = NULL;
-			return arg;
-		case '\\':
-			if (need_bs_quote(src[1]) && src[2] == '\'') {
-				*dst++ = src[1];
-				src += 2;
-				continue;
-			}
-			/* fall through */
-		default:
-			*dst = '\0';
-			*next = src;
-			return arg;
-		}
-	}
-}
-
-#define BOGUS_PARAMETERS "bogus format in GIT_CONFIG_PARAMETERS"
-
-static int cmdline_env_list(struct loader *ld, char *env)
-{
-	char *cur = env;
-	int ret;
-
-	while (cur && *cur) {
-		char *key = sq_dequote_step(cur, &cur);
-
-		if (!key) {
-			ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
-			return CB_FAILED;
-		}
-		if (!cur || ga_isspace((unsigned char)*cur)) {
-			/* the old 'key=value' form */
-			if ((ret = cmdline_parameter(ld, key)))
-				return ret;
-		} else if (*cur == '=') {
-			/* the 'key'='value' form of git 2.31 and later */
-			const char *value;
-
-			cur++;
-			if (*cur == '\'') {
-				value = sq_dequote_step(cur, &cur);
-				if (!value ||
-				    (cur && !ga_isspace((unsigned char)*cur))) {
-					ga_report(GA_REPORT_ERROR,
-						  BOGUS_PARAMETERS);
-					return CB_FAILED;
-				}
-			} else if (!*cur || ga_isspace((unsigned char)*cur)) {
-				/* 'key'= is an implicit true */
-				value = NULL;
-			} else {
-				ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
-				return CB_FAILED;
-			}
-			if ((ret = cmdline_pair(ld, key, value)))
-				return ret;
-		} else {
-			ga_report(GA_REPORT_ERROR, BOGUS_PARAMETERS);
-			return CB_FAILED;
-		}
-		if (cur)
-			while (ga_isspace((unsigned char)*cur))
-				cur++;
-	}
-	return 0;
-}
-
-/* git_config_from_parameters(): GIT_CONFIG_COUNT first, then PARAMETERS. */
-static int read_env_parameters(struct loader *ld)
-{
-	const char *env = getenv("GIT_CONFIG_COUNT");
-	char *envw;
-	int ret;
-
-	if (env) {
-		unsigned long count, i;
-		char *end;
-
-		errno = 0;
-		count = strtoul(env, &end, 10);
-		if (*end) {
-			ga_report(GA_REPORT_ERROR,
-				  "bogus count in GIT_CONFIG_COUNT");
-			return CB_FAILED;
-		}
-		if (count > INT_MAX) {
-			ga_report(GA_REPORT_ERROR,
-				  "too many entries in GIT_CONFIG_COUNT");
-			return CB_FAILED;
-		}
-		for (i = 0; i < count; i++) {
-			char var[64];
-			const char *key, *value;
-			char *k, *v;
-
-			snprintf(var, sizeof(var), "GIT_CONFIG_KEY_%lu", i);
-			if (!(key = getenv(var))) {
-				ga_report(GA_REPORT_ERROR,
-					  "missing config key %s", var);
-				return CB_FAILED;
-			}
-			k = ga_xstrdup(key);
-			snprintf(var, sizeof(var), "GIT_CONFIG_VALUE_%lu", i);
-			if (!(value = getenv(var))) {
-				ga_report(GA_REPORT_ERROR,
-					  "missing config value %s", var);
-				free(k);
-				return CB_FAILED;
-			}
-			v = ga_xstrdup(value);
-			ret = cmdline_pair(ld, k, v);
-			free(k);
-			free(v);
-			if (ret)
-				return ret;
-		}
-	}
-
-	if ((env = getenv("GIT_CONFIG_PARAMETERS"))) {
-		envw = ga_xstrdup(env);
-		ret = cmdline_env_list(ld, envw);
-		free(envw);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* --- the stack --- */
-
-int config_env_bool(int *out, const char *name, int def)
-{
-	const char *v = getenv(name);
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	return config_parse_bool(out, name, v);
-}
 
 static char *strip_slash(const char *path)
 {
@@ -1359,7 +665,7 @@ static int read_repo_levels(struct loader *ld)
 	for (i = first; i < ld->tab->nr; i++) {
 		struct entry *e = &ld->tab->items[i];
 
-		if (!LG_BASE(&e->lg)->include_depth &&
+		if (!e->include_depth &&
 		    !strcmp(e->name, "extensions.worktreeconfig") &&
 		    (error = config_parse_bool(&wtconfig, e->name,
 					       e->value)) < 0)
@@ -1429,25 +735,14 @@ static int load_stack(struct loader *ld)
 		return error;
 
 	ld->scope = CONFIG_SCOPE_COMMAND;
-	if ((ret = read_env_parameters(ld)))
+	if ((ret = config_from_parameters(cmdline_pair, ld)))
 		return ret < 0 ? ret : ga_error_set("unable to parse "
 						    "command-line config");
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* The libgit2 view */
-
-struct lg_backend {
-	git_config_backend parent;
-	struct table *tab;
-};
-
-struct lg_iter {
-	git_config_iterator parent;
-	struct table *tab;
-	size_t next;
-};
+/* Lookups */
 
 /* The canonical form of a lookup name; NULL when it has no dot. */
 static char *canonical_name(const char *name)
@@ -1487,146 +782,6 @@ static const struct entry *table_find(const struct table *t,
 	return found;
 }
 
-static int lg_open(git_config_backend *b, git_config_level_t level,
-		   const git_repository *repo)
-{
-	(void)b;
-	(void)level;
-	(void)repo;
-	return 0;
-}
-
-static int lg_get(git_config_backend *b, const char *key,
-		  lg_entry **out)
-{
-	const struct entry *e = table_find(((struct lg_backend *)b)->tab, key);
-
-	if (!e)
-		return GIT_ENOTFOUND;
-	*out = (lg_entry *)&e->lg;
-	return 0;
-}
-
-static int lg_readonly(void)
-{
-	git_error_set_str(GIT_ERROR_CONFIG,
-			  "garchive's configuration is read-only");
-	return -1;
-}
-
-static int lg_set(git_config_backend *b, const char *key, const char *value)
-{
-	(void)b;
-	(void)key;
-	(void)value;
-	return lg_readonly();
-}
-
-static int lg_set_multivar(git_config_backend *b, const char *name,
-			   const char *regexp, const char *value)
-{
-	(void)b;
-	(void)name;
-	(void)regexp;
-	(void)value;
-	return lg_readonly();
-}
-
-static int lg_del(git_config_backend *b, const char *key)
-{
-	(void)b;
-	(void)key;
-	return lg_readonly();
-}
-
-static int lg_del_multivar(git_config_backend *b, const char *key,
-			   const char *regexp)
-{
-	(void)b;
-	(void)key;
-	(void)regexp;
-	return lg_readonly();
-}
-
-static int lg_iter_next(lg_entry **out, git_config_iterator *it)
-{
-	struct lg_iter *i = (struct lg_iter *)it;
-
-	if (i->next >= i->tab->nr)
-		return GIT_ITEROVER;
-	*out = &i->tab->items[i->next++].lg;
-	return 0;
-}
-
-static void lg_iter_free(git_config_iterator *it)
-{
-	free(it);
-}
-
-static int lg_iterator(git_config_iterator **out, git_config_backend *b)
-{
-	struct lg_iter *i = ga_xcalloc(1, sizeof(*i));
-
-	i->parent.backend = b;
-	i->parent.next = lg_iter_next;
-	i->parent.free = lg_iter_free;
-	i->tab = ((struct lg_backend *)b)->tab;
-	*out = &i->parent;
-	return 0;
-}
-
-static int lg_lock(git_config_backend *b)
-{
-	(void)b;
-	return lg_readonly();
-}
-
-static int lg_unlock(git_config_backend *b, int success)
-{
-	(void)b;
-	(void)success;
-	return lg_readonly();
-}
-
-static void lg_free(git_config_backend *b)
-{
-	struct lg_backend *lb = (struct lg_backend *)b;
-
-	table_unref(lb->tab);
-	free(lb);
-}
-
-static struct lg_backend *lg_backend_new(struct table *tab);
-
-static int lg_snapshot(git_config_backend **out, git_config_backend *b)
-{
-	*out = &lg_backend_new(((struct lg_backend *)b)->tab)->parent;
-	return 0;
-}
-
-static struct lg_backend *lg_backend_new(struct table *tab)
-{
-	struct lg_backend *b = ga_xcalloc(1, sizeof(*b));
-
-	git_config_init_backend(&b->parent, GIT_CONFIG_BACKEND_VERSION);
-	/* Read-only is what lets git_config_get_string() use it. */
-	b->parent.readonly = 1;
-	b->parent.open = lg_open;
-	b->parent.get = lg_get;
-	b->parent.set = lg_set;
-	b->parent.set_multivar = lg_set_multivar;
-	b->parent.del = lg_del;
-	b->parent.del_multivar = lg_del_multivar;
-	b->parent.iterator = lg_iterator;
-	b->parent.snapshot = lg_snapshot;
-	b->parent.lock = lg_lock;
-	b->parent.unlock = lg_unlock;
-	b->parent.free = lg_free;
-	table_ref(tab);
-	b->tab = tab;
-	return b;
-}
-
 /* ------------------------------------------------------------------ */
 /* Public functions */
 
@@ -1635,7 +790,6 @@ int config_load(struct ga_config **out, git_repository *repo,
 {
 	struct ga_config *cfg = ga_xcalloc(1, sizeof(*cfg));
 	struct loader ld = { 0 };
-	struct lg_backend *b;
 	size_t i;
 	int error = 0, ret;
 
@@ -1657,7 +811,7 @@ int config_load(struct ga_config **out, git_repository *repo,
 					     (size_t)(eq - overrides[i]))
 			       : ga_xstrdup(overrides[i]);
 
-		ret = cmdline_pair(&ld, key, eq ? eq + 1 : NULL);
+		ret = cmdline_pair(key, eq ? eq + 1 : NULL, &ld);
 		free(key);
 		if (ret) {
 			error = ret < 0 ? ret : ga_error_set("unable to parse "
@@ -1666,30 +820,9 @@ int config_load(struct ga_config **out, git_repository *repo,
 		}
 	}
 
-	if (ld.read_failed) {
+	if (ld.read_failed)
 		error = ga_error_set("unknown error occurred while reading "
 				     "the configuration files");
-		goto done;
-	}
-
-	/* The table no longer moves: point the libgit2 entries at it. */
-	for (i = 0; i < cfg->tab->nr; i++) {
-		struct entry *e = &cfg->tab->items[i];
-
-		LG_BASE(&e->lg)->name = e->name;
-		LG_BASE(&e->lg)->value = e->value;
-	}
-
-	/* On failure libgit2 does not own the backend yet. */
-	b = lg_backend_new(cfg->tab);
-	if (git_config_new(&cfg->lg) < 0 ||
-	    git_config_add_backend(cfg->lg, &b->parent, GIT_CONFIG_LEVEL_APP,
-				   repo, 0) < 0) {
-		lg_free(&b->parent);
-		error = ga_error_from_git("unable to set up the "
-					  "configuration");
-		goto done;
-	}
 
 done:
 	for (i = 0; i < ld.urls_nr; i++)
@@ -1708,8 +841,7 @@ void config_free(struct ga_config *cfg)
 {
 	if (!cfg)
 		return;
-	git_config_free(cfg->lg);
-	table_unref(cfg->tab);
+	table_free(cfg->tab);
 	free(cfg);
 }
 
@@ -1721,129 +853,6 @@ int config_get_string(const char **out, const struct ga_config *cfg,
 	if (!e)
 		return GA_ENOTFOUND;
 	*out = e->value;
-	return 0;
-}
-
-/* git's get_unit_factor() */
-static uintmax_t unit_factor(const char *end)
-{
-	if (!*end)
-		return 1;
-	if (!strcasecmp(end, "k"))
-		return 1024;
-	if (!strcasecmp(end, "m"))
-		return 1024 * 1024;
-	if (!strcasecmp(end, "g"))
-		return 1024 * 1024 * 1024;
-	return 0;
-}
-
-/* Why a number was refused: git's EINVAL ("invalid unit") or ERANGE. */
-enum { NUM_INVALID = -1, NUM_RANGE = -2 };
-
-static int bad_number(const char *name, const char *value, int why)
-{
-	return ga_error_set("bad numeric config value '%s' for '%s': %s",
-			    value ? value : "", name,
-			    why == NUM_RANGE ? "out of range" : "invalid unit");
-}
-
-/*
- * git_parse_signed(): base auto-detected, k/m/g, |value| <= max.  A
- * value without digits ("k") is invalid, as in git.  Returns 0,
- * NUM_INVALID or NUM_RANGE, and sets no message.
- */
-static int parse_signed(intmax_t *out, const char *value, intmax_t max)
-{
-	uintmax_t factor, uval;
-	intmax_t val;
-	char *end;
-
-	if (!value || !*value)
-		return NUM_INVALID;
-	errno = 0;
-	val = strtoimax(value, &end, 0);
-	if (errno == ERANGE)
-		return NUM_RANGE;
-	if (end == value || !(factor = unit_factor(end)))
-		return NUM_INVALID;
-	uval = val < 0 ? -(uintmax_t)val : (uintmax_t)val;
-	if ((uval && factor > UINTMAX_MAX / uval) ||
-	    factor * uval > (uintmax_t)max)
-		return NUM_RANGE;
-	*out = val * (intmax_t)factor;
-	return 0;
-}
-
-int config_maybe_bool(const char *value)
-{
-	intmax_t v;
-
-	if (!value)
-		return 1;
-	if (!*value || !strcasecmp(value, "false") ||
-	    !strcasecmp(value, "no") || !strcasecmp(value, "off"))
-		return 0;
-	if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
-	    !strcasecmp(value, "on"))
-		return 1;
-	/* Then any integer, as git_parse_int() reads it. */
-	if (!parse_signed(&v, value, INT_MAX))
-		return v != 0;
-	return -1;
-}
-
-int config_parse_bool(int *out, const char *name, const char *value)
-{
-	int v = config_maybe_bool(value);
-
-	if (v < 0)
-		return ga_error_set("bad boolean config value '%s' for '%s'",
-				    value, name);
-	*out = v;
-	return 0;
-}
-
-int config_parse_int(int *out, const char *name, const char *value)
-{
-	intmax_t v;
-	int why = parse_signed(&v, value, INT_MAX);
-
-	if (why)
-		return bad_number(name, value, why);
-	*out = (int)v;
-	return 0;
-}
-
-int config_parse_int64(int64_t *out, const char *name, const char *value)
-{
-	intmax_t v;
-	int why = parse_signed(&v, value, INT64_MAX);
-
-	if (why)
-		return bad_number(name, value, why);
-	*out = (int64_t)v;
-	return 0;
-}
-
-int config_parse_ulong(unsigned long *out, const char *name,
-		       const char *value)
-{
-	uintmax_t val, factor;
-	char *end;
-
-	/* strtoumax() would accept a minus sign: git refuses it. */
-	if (!value || !*value || strchr(value, '-'))
-		return bad_number(name, value, NUM_INVALID);
-	errno = 0;
-	val = strtoumax(value, &end, 0);
-	if (errno == ERANGE)
-		return bad_number(name, value, NUM_RANGE);
-	if (end == value || !(factor = unit_factor(end)))
-		return bad_number(name, value, NUM_INVALID);
-	if ((val && factor > UINTMAX_MAX / val) || factor * val > ULONG_MAX)
-		return bad_number(name, value, NUM_RANGE);
-	*out = (unsigned long)(val * factor);
 	return 0;
 }
 
@@ -1918,11 +927,6 @@ int config_error_nonbool(const struct config_entry *e)
 {
 	ga_report(GA_REPORT_ERROR, "missing value for '%s'", e->name);
 	return config_error_entry(e);
-}
-
-git_config *config_libgit2(const struct ga_config *cfg)
-{
-	return cfg->lg;
 }
 
 int config_safe_directory(int *out, const struct ga_config *cfg,

@@ -13,15 +13,14 @@
  *   over pkt-lines, sequentially as git does (the protocol makes the
  *   filter read a whole blob before it answers).
  *
- * The "fatal:" line git prints for a command that cannot be exec'd (and
- * then carries on) is written by the forked child itself, see
- * child_fail().
+ * The children are started by run-command.c, with git's rules.
  */
 #include "filter-driver.h"
 
 #include "convert.h"
 #include "garchive/common.h"
 #include "pktline.h"
+#include "run-command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,304 +28,66 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define CAP_CLEAN	(1u << 0)
 #define CAP_SMUDGE	(1u << 1)
 #define CAP_DELAY	(1u << 2)
-
-#define SHELL_PATH "/bin/sh"
-/* run-command's prepare_shell_cmd: these make git go through the shell. */
-#define SHELL_METACHARS "|&;<>()$`\\\"' \t\n*?[#~=%"
-
-struct child {
-	pid_t pid;
-	int in;			/* the child's stdin (we write), or -1 */
-	int out;		/* the child's stdout (we read), or -1 */
-};
 
 /* A running long-running filter, found by its command as in git. */
 struct subprocess {
 	struct subprocess *next;
 	char *cmd;
 	struct child child;
+	const char *argv[2];	/* the child's: { cmd, NULL } */
 	unsigned int caps;
 };
 
 /*
- * Child processes, as git's run-command starts them
+ * Start `cmd` as git's start_command() starts a filter: through the
+ * shell when it needs one, stdin and stdout piped, stderr shared, in the
+ * work tree.  `argv` holds the command for as long as the child runs.
+ * Returns 0, or -1 after git's line for a command that cannot run
+ * (callers add their own, as git does).
  */
-
-/* Pipes whose ends are not 0, 1 or 2, so dup2 in the child is simple. */
-static int pipe_cloexec(int fds[2])
+static int start_filter(struct child *c, const char *argv[2],
+			const char *cmd, const char *workdir)
 {
-	int i;
+	struct child init = CHILD_INIT;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	*c = init;
+	argv[0] = cmd;
+	argv[1] = NULL;
+	c->argv = argv;
+	c->use_shell = 1;
+	c->dir = workdir;
+	c->pipe_in = c->pipe_out = 1;
+	if (child_start(c) < 0) {
+		ga_report(GA_REPORT_PLAIN, "%s%s", child_failure_prefix(c),
+			  ga_error_message());
+		ga_error_clear();
 		return -1;
-	for (i = 0; i < 2; i++) {
-		if (fds[i] <= 2) {
-			int fd = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-
-			if (fd < 0) {
-				close(fds[0]);
-				close(fds[1]);
-				return -1;
-			}
-			close(fds[i]);
-			fds[i] = fd;
-		}
 	}
 	return 0;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* git's is_executable: a regular file with the owner's x bit. */
-static int is_executable(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode) &&
-	       (st.st_mode & S_IXUSR);
-}
-
 /*
- * git's locate_in_PATH.  git runs filters from its own cwd, the work
- * tree; ours may differ, so relative PATH entries are checked against
- * `workdir` (the child chdirs there before exec).
+ * git's finish_command(): the exit code, or 128 + the signal number
+ * with its "died of signal" line.
  */
-static char *locate_in_path(const char *file, const char *workdir)
+static int finish_filter(struct child *c)
 {
-	const char *p = getenv("PATH"), *end;
-	struct ga_buf cand = GA_BUF_INIT, probe = GA_BUF_INIT;
+	int code, signo;
+	char *msg;
 
-	if (!p || !*p)
-		return NULL;
-	for (;;) {
-		end = strchrnul(p, ':');
-		ga_buf_setlen(&cand, 0);
-		if (end != p) {
-			ga_buf_put(&cand, p, (size_t)(end - p));
-			ga_buf_putc(&cand, '/');
-		}
-		ga_buf_puts(&cand, file);
-		ga_buf_setlen(&probe, 0);
-		if (workdir && cand.ptr[0] != '/') {
-			ga_buf_puts(&probe, workdir);
-			ga_buf_putc(&probe, '/');
-		}
-		ga_buf_puts(&probe, cand.ptr);
-		if (is_executable(probe.ptr)) {
-			ga_buf_release(&probe);
-			return ga_buf_detach(&cand, NULL);
-		}
-		if (!*end)
-			break;
-		p = end + 1;
-	}
-	ga_buf_release(&cand);
-	ga_buf_release(&probe);
-	return NULL;
-}
-
-/* In the child: only async-signal-safe calls from here on. */
-static void child_write(const char *s)
-{
-	size_t len = strlen(s);
-	ssize_t n;
-
-	while (len) {
-		n = write(2, s, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		s += n;
-		len -= (size_t)n;
-	}
-}
-
-/*
- * git's child_err_spew prints "fatal: ..." lines for a child that could
- * not exec.  The child writes them itself, to the same stderr, before
- * telling the parent; strerrordesc_np() is a plain table lookup, safe
- * after fork.
- */
-static void __attribute__((noreturn))
-child_fail(int notify, const char *msg, int err)
-{
-	const char *desc = strerrordesc_np(err);
-	ssize_t n;
-
-	child_write(msg);
-	child_write(desc ? desc : "Unknown error");
-	child_write("\n");
-	do {
-		n = write(notify, &err, sizeof(err));
-	} while (n < 0 && errno == EINTR);
-	_exit(1);
-}
-
-/*
- * Start `cmd` the way git's start_command does with use_shell: stdin and
- * stdout are pipes, stderr is shared, cwd is `workdir`.  Returns 0, or -1
- * after git's messages for a command that cannot run (callers add their
- * own line, as git does).
- */
-static int child_start(struct child *c, const char *cmd, const char *workdir)
-{
-	struct sigaction sa;
-	sigset_t none;
-	char *prog = NULL, *msg_run = NULL, *msg_exec = NULL, *msg_cd = NULL;
-	const char *argv[5], *sh_argv[3];
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, notify[2] = { -1, -1 };
-	int shell, err;
-	ssize_t n;
-	pid_t pid;
-
-	c->pid = -1;
-	c->in = c->out = -1;
-
-	shell = cmd[strcspn(cmd, SHELL_METACHARS)] != '\0';
-	if (shell) {
-		argv[0] = SHELL_PATH;
-		argv[1] = "-c";
-		argv[2] = cmd;
-		argv[3] = cmd;
-		argv[4] = NULL;
-	} else {
-		if (!strchr(cmd, '/')) {
-			prog = locate_in_path(cmd, workdir);
-			if (!prog) {
-				ga_report(GA_REPORT_ERROR, "cannot run %s: %s",
-					  cmd, strerror(ENOENT));
-				return -1;
-			}
-		}
-		argv[0] = prog ? prog : cmd;
-		argv[1] = NULL;
-		/* A script without #! is run by the shell, as execvp does. */
-		sh_argv[0] = SHELL_PATH;
-		sh_argv[1] = argv[0];
-		sh_argv[2] = NULL;
-	}
-
-	if (pipe_cloexec(in) < 0 || pipe_cloexec(out) < 0 ||
-	    pipe_cloexec(notify) < 0) {
-		ga_report(GA_REPORT_ERROR, "cannot create pipe for %s: %s", cmd,
-			  strerror(errno));
-		goto fail;
-	}
-	/* Messages are formatted before fork: the child may not malloc. */
-	msg_run = ga_xstrfmt("fatal: cannot run %s: ", cmd);
-	msg_exec = ga_xstrfmt("fatal: cannot exec '%s': ", cmd);
-	msg_cd = ga_xstrfmt("fatal: exec '%s': cd to '%s' failed: ", cmd,
-			    workdir ? workdir : "");
-
-	pid = fork();
-	if (pid < 0) {
-		ga_report(GA_REPORT_ERROR, "cannot fork() for %s: %s", cmd,
-			  strerror(errno));
-		goto fail;
-	}
-	if (pid == 0) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGPIPE, &sa, NULL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
-			child_fail(notify[1], "fatal: dup2() in child failed: ",
-				   errno);
-		if (workdir && chdir(workdir) < 0)
-			child_fail(notify[1], msg_cd, errno);
-		execve(argv[0], (char *const *)argv, environ);
-		if (errno == ENOEXEC && !shell)
-			execve(SHELL_PATH, (char *const *)sh_argv, environ);
-		err = errno;
-		child_fail(notify[1], err == ENOENT ? msg_run : msg_exec, err);
-	}
-
-	close_fd(&in[0]);
-	close_fd(&out[1]);
-	close_fd(&notify[1]);
-	/* EOF on the notify pipe means exec succeeded. */
-	do {
-		n = read(notify[0], &err, sizeof(err));
-	} while (n < 0 && errno == EINTR);
-	close_fd(&notify[0]);
-	if (n > 0) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		goto fail;
-	}
-	c->pid = pid;
-	c->in = in[1];
-	c->out = out[0];
-	free(prog);
-	free(msg_run);
-	free(msg_exec);
-	free(msg_cd);
-	return 0;
-
-fail:
-	close_fd(&in[0]);
-	close_fd(&in[1]);
-	close_fd(&out[0]);
-	close_fd(&out[1]);
-	close_fd(&notify[0]);
-	close_fd(&notify[1]);
-	free(prog);
-	free(msg_run);
-	free(msg_exec);
-	free(msg_cd);
-	return -1;
-}
-
-/*
- * git's wait_or_whine: the exit code, or 128 + signal number with a
- * "died of signal" line except for the signals a user sends on purpose
- * and SIGPIPE.
- */
-static int child_wait(struct child *c, const char *argv0)
-{
-	int status, code = -1, sig;
-
-	close_fd(&c->in);
-	close_fd(&c->out);
-	if (c->pid < 0)
+	if (child_finish(c, &code, &signo) < 0) {
+		ga_report(GA_REPORT_ERROR, "%s", ga_error_message());
+		ga_error_clear();
 		return -1;
-	while (waitpid(c->pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			ga_report(GA_REPORT_ERROR, "waitpid for %s failed: %s",
-				  argv0, strerror(errno));
-			c->pid = -1;
-			return -1;
-		}
 	}
-	c->pid = -1;
-	if (WIFSIGNALED(status)) {
-		sig = WTERMSIG(status);
-		if (sig != SIGINT && sig != SIGQUIT && sig != SIGPIPE)
-			ga_report(GA_REPORT_ERROR, "%s died of signal %d",
-				  argv0, sig);
-		code = sig + 128;
-	} else if (WIFEXITED(status)) {
-		code = WEXITSTATUS(status);
-	} else {
-		ga_report(GA_REPORT_ERROR, "waitpid is confused (%s)", argv0);
-	}
+	if ((msg = child_death_message(c->argv[0], signo)))
+		ga_report(GA_REPORT_ERROR, "%s", msg);
+	free(msg);
 	return code;
 }
 
@@ -397,8 +158,8 @@ static void pump(struct child *c, const unsigned char *src, size_t len,
 			if (errno == EINTR)
 				continue;
 			*write_err = *read_err = 1;
-			close_fd(&c->in);
-			close_fd(&c->out);
+			child_close(&c->in);
+			child_close(&c->out);
 			break;
 		}
 		if (c->in >= 0 && pfd[0].revents) {
@@ -421,10 +182,10 @@ static void pump(struct child *c, const unsigned char *src, size_t len,
 				dst->len += (size_t)n;
 				dst->ptr[dst->len] = '\0';
 			} else if (n == 0) {
-				close_fd(&c->out);
+				child_close(&c->out);
 			} else if (errno != EAGAIN && errno != EINTR) {
 				*read_err = 1;
-				close_fd(&c->out);
+				child_close(&c->out);
 			}
 		}
 	}
@@ -435,11 +196,12 @@ int filter_run_smudge(struct filter_runner *r, struct ga_buf *dst,
 		      const char *cmd)
 {
 	struct child c;
+	const char *argv[2];
 	struct ga_buf out = GA_BUF_INIT;
 	char *expanded = expand_command(cmd, path);
 	int write_err = 0, read_err = 0, status, ok = 0;
 
-	if (child_start(&c, expanded, r->workdir) < 0) {
+	if (start_filter(&c, argv, expanded, r->workdir) < 0) {
 		ga_report(GA_REPORT_ERROR,
 			  "cannot fork to run external filter '%s'", cmd);
 		ga_report(GA_REPORT_ERROR, "external filter '%s' failed", cmd);
@@ -449,7 +211,7 @@ int filter_run_smudge(struct filter_runner *r, struct ga_buf *dst,
 	if (write_err)
 		ga_report(GA_REPORT_ERROR,
 			  "cannot feed the input to external filter '%s'", cmd);
-	status = child_wait(&c, expanded);
+	status = finish_filter(&c);
 	if (status)
 		ga_report(GA_REPORT_ERROR, "external filter '%s' failed %d",
 			  cmd, status);
@@ -504,14 +266,13 @@ static int read_status(int fd, struct ga_buf *status, int *eof)
 
 static void subprocess_free(struct subprocess *sp)
 {
+	int code;
+
 	if (!sp)
 		return;
 	/* As git's exit handler: closing the pipes asks it to stop. */
-	close_fd(&sp->child.in);
-	close_fd(&sp->child.out);
-	while (sp->child.pid > 0 && waitpid(sp->child.pid, NULL, 0) < 0 &&
-	       errno == EINTR)
-		;
+	if (child_finish(&sp->child, &code, NULL) < 0)
+		ga_error_clear();
 	free(sp->cmd);
 	free(sp);
 }
@@ -521,7 +282,7 @@ static void subprocess_stop(struct subprocess *sp)
 {
 	if (sp->child.pid > 0)
 		kill(sp->child.pid, SIGTERM);
-	child_wait(&sp->child, sp->cmd);
+	finish_filter(&sp->child);
 }
 
 static void subprocess_unlink(struct filter_runner *r, struct subprocess *sp)
@@ -654,7 +415,7 @@ static struct subprocess *subprocess_start(struct filter_runner *r,
 
 	*fatal = 0;
 	sp->cmd = ga_xstrdup(cmd);
-	if (child_start(&sp->child, cmd, r->workdir) < 0) {
+	if (start_filter(&sp->child, sp->argv, sp->cmd, r->workdir) < 0) {
 		ga_report(GA_REPORT_ERROR, "cannot fork to run subprocess '%s'",
 			  cmd);
 		goto fail;
@@ -793,7 +554,7 @@ void filter_runner_release(struct filter_runner *r)
 	 */
 	while ((sp = r->procs)) {
 		r->procs = sp->next;
-		child_wait(&sp->child, sp->cmd);
+		finish_filter(&sp->child);
 		subprocess_free(sp);
 	}
 }

@@ -10,11 +10,11 @@
 #include "garchive/filter.h"
 #include "garchive/common.h"
 #include "garchive/gzip.h"
+#include "run-command.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <paths.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,17 +22,9 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <zlib.h>
-
-extern char **environ;
-
-/* The shell git runs filter commands with (its SHELL_PATH). */
-#define FILTER_SHELL "/bin/sh"
 
 /*
  * git 2.39 feeds its deflater one tar block (BLOCKSIZE, 10240 bytes) per
@@ -515,233 +507,31 @@ done:
 /* ------------------------------------------------------------------ */
 /* Child processes */
 
-struct child_sink {
+/*
+ * A filter command with our end of its stdin, started and reaped by
+ * run-command.c; its stdout is the archive's destination.
+ */
+struct command_sink {
 	struct sink base;
 	char *display;		/* the command as git names it in messages */
-	pid_t pid;		/* -1 once reaped */
-	int in;			/* our end of the child's stdin, or -1 */
-	int status;		/* wait status, once reaped */
+	const char *argv[4];	/* what proc.argv points at */
+	char level_arg[16];	/* "-<level>" for gzip */
+	struct child proc;
+	int code, signo;	/* how it ended, once reaped */
 	int builtin_gzip;	/* FILTER_GZIP: garchive's stand-in for git's
 				   in-process gzip */
 	int failed;
 };
 
-/* What the child needs, all prepared before fork(). */
-struct spawn_plan {
-	const char *path;	/* what to execve */
-	char **argv;
-	char **sh_argv;		/* ENOEXEC retry through the shell, or NULL */
-	int out_fd;
-	int max_fd;		/* where closing stops without close_range */
-};
-
-/* git's is_executable(): a regular file with the owner's x bit. */
-static int is_executable(const char *path)
+static void command_reap(struct command_sink *c)
 {
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode) &&
-	       (st.st_mode & S_IXUSR);
-}
-
-/*
- * git's locate_in_PATH(): an empty PATH finds nothing, an empty element
- * means the current directory.  git itself runs with PATH set (to the
- * default search path when it was unset), so an unset PATH means that.
- */
-static char *locate_in_path(const char *file)
-{
-	const char *p = getenv("PATH");
-	struct ga_buf buf = GA_BUF_INIT;
-
-	if (!p)
-		p = _PATH_DEFPATH;
-	if (!*p)
-		return NULL;
-	for (;;) {
-		const char *end = strchrnul(p, ':');
-
-		ga_buf_setlen(&buf, 0);
-		if (end != p) {
-			ga_buf_put(&buf, p, (size_t)(end - p));
-			ga_buf_putc(&buf, '/');
-		}
-		ga_buf_puts(&buf, file);
-		if (is_executable(buf.ptr))
-			return ga_buf_detach(&buf, NULL);
-		if (!*end)
-			break;
-		p = end + 1;
-	}
-	ga_buf_release(&buf);
-	return NULL;
-}
-
-/* Only async-signal-safe calls from here to execve(). */
-static void child_fail(int report_fd)
-{
-	int err = errno;
-	ssize_t n;
-
-	do {
-		n = write(report_fd, &err, sizeof(err));
-	} while (n < 0 && errno == EINTR);
-	_exit(127);
-}
-
-static void child_close_from(int low, int max_fd)
-{
-	int fd;
-
-	if (!close_range((unsigned int)low, ~0U, 0))
+	if (c->proc.pid <= 0)
 		return;
-	for (fd = low; fd < max_fd; fd++)
-		close(fd);
-}
-
-__attribute__((noreturn))
-static void child_exec(const struct spawn_plan *plan, int in_rd, int report)
-{
-	struct sigaction sa, old;
-	sigset_t none;
-	int in_copy, out_copy, sig;
-
-	/*
-	 * Move everything above 2 first, so that no dup2() below can
-	 * overwrite a descriptor still needed, whatever their numbers.
-	 */
-	if (report < 3 && (report = fcntl(report, F_DUPFD_CLOEXEC, 3)) < 0)
-		_exit(127);
-	if ((in_copy = fcntl(in_rd, F_DUPFD_CLOEXEC, 3)) < 0 ||
-	    (out_copy = fcntl(plan->out_fd, F_DUPFD_CLOEXEC, 3)) < 0)
-		child_fail(report);
-	if (dup2(in_copy, 0) < 0 || dup2(out_copy, 1) < 0)
-		child_fail(report);
-	if (report != 3) {
-		if (dup3(report, 3, O_CLOEXEC) < 0)
-			child_fail(report);
-		report = 3;
+	/* Nothing to wait for counts as a failure. */
+	if (child_finish(&c->proc, &c->code, &c->signo) < 0) {
+		c->code = 255;
+		c->signo = 0;
 	}
-	/* The filter gets stdin, stdout and stderr, nothing else. */
-	child_close_from(4, plan->max_fd);
-
-	/*
-	 * Handlers do not survive execve, but ignored signals would:
-	 * garchive ignores SIGPIPE, and a filter must die of it when its
-	 * reader goes away.  Other ignored signals (nohup) are inherited,
-	 * as git does.
-	 */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		if (sigaction(sig, NULL, &old))
-			continue;
-		if (old.sa_handler != SIG_IGN || sig == SIGPIPE)
-			sigaction(sig, &sa, NULL);
-	}
-	sigemptyset(&none);
-	if (sigprocmask(SIG_SETMASK, &none, NULL))
-		child_fail(report);
-
-	execve(plan->path, plan->argv, environ);
-	if (errno == ENOEXEC && plan->sh_argv)
-		execve(FILTER_SHELL, plan->sh_argv, environ);
-	child_fail(report);
-	_exit(127);
-}
-
-/*
- * Start `plan` with a new pipe as its stdin.  Returns 0 with *pid and
- * *in set, or an errno value when the program could not be started: the
- * child reports a failed execve() through a close-on-exec pipe, so the
- * answer is known here and not guessed later from an exit status.
- */
-static int spawn(pid_t *pid, int *in, const struct spawn_plan *plan)
-{
-	int data[2] = { -1, -1 }, report[2] = { -1, -1 };
-	sigset_t all, old;
-	pid_t child;
-	int err = 0, child_err;
-	ssize_t n;
-
-	if (pipe2(data, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
-		err = errno;
-		goto done;
-	}
-
-	/* No handler may run in the child between fork and exec. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	child = fork();
-	if (child == 0)
-		child_exec(plan, data[0], report[1]);
-	err = child < 0 ? errno : 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		goto done;
-
-	close(report[1]);
-	report[1] = -1;
-	do {
-		n = read(report[0], &child_err, sizeof(child_err));
-	} while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(child_err)) {
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-			;
-		err = child_err ? child_err : ENOEXEC;
-		goto done;
-	}
-
-	/* A bigger pipe means fewer context switches; best effort. */
-	fcntl(data[1], F_SETPIPE_SZ, 1 << 20);
-	*pid = child;
-	*in = data[1];
-	data[1] = -1;
-
-done:
-	if (data[0] >= 0)
-		close(data[0]);
-	if (data[1] >= 0)
-		close(data[1]);
-	if (report[0] >= 0)
-		close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
-	return err;
-}
-
-static int max_fd_hint(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > 65536)
-		return 65536;
-	return (int)rl.rlim_cur;
-}
-
-static void child_reap(struct child_sink *c)
-{
-	if (c->pid < 0)
-		return;
-	while (waitpid(c->pid, &c->status, 0) < 0) {
-		if (errno != EINTR) {
-			/* Nothing to wait for: count it as a failure. */
-			c->status = 0xff00;
-			break;
-		}
-	}
-	c->pid = -1;
-}
-
-static void child_close_in(struct child_sink *c)
-{
-	if (c->in >= 0)
-		close(c->in);
-	c->in = -1;
 }
 
 /*
@@ -749,52 +539,50 @@ static void child_close_in(struct child_sink *c)
  * `broken_pipe`: our write failed with EPIPE, which in git is a death by
  * SIGPIPE (exit 141) unless we can tell the filter failed first.
  */
-static int child_outcome(struct child_sink *c, int broken_pipe)
+static int command_outcome(struct command_sink *c, int broken_pipe)
 {
-	int st = c->status;
-
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+	if (!c->code && !c->signo) {
 		if (broken_pipe)
 			return ga_error_code(GA_EPIPE, "write error: %s",
 					     strerror(EPIPE));
 		return 0;
 	}
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
+	if (c->signo) {
+		char *death;
 
 		/*
 		 * A filter killed by SIGPIPE lost its own reader: the
 		 * reader of garchive's output went away, which garchive
 		 * reports as git does when that happens to it.
 		 */
-		if (sig == SIGPIPE && (c->builtin_gzip || broken_pipe))
+		if (c->signo == SIGPIPE && (c->builtin_gzip || broken_pipe))
 			return ga_error_code(GA_EPIPE, "write error: %s",
 					     strerror(EPIPE));
-		if (sig != SIGINT && sig != SIGQUIT && sig != SIGPIPE)
-			ga_report(GA_REPORT_ERROR, "%s died of signal %d",
-				  c->display, sig);
+		if ((death = child_death_message(c->display, c->signo))) {
+			ga_report(GA_REPORT_ERROR, "%s", death);
+			free(death);
+		}
 	}
 	return ga_error_set("'%s' filter reported error", c->display);
 }
 
-static int child_write(struct sink *s, const void *buf, size_t len)
+static int command_write(struct sink *s, const void *buf, size_t len)
 {
-	struct child_sink *c = (struct child_sink *)s;
+	struct command_sink *c = (struct command_sink *)s;
 	int err;
 
-	if (c->failed || c->in < 0)
+	if (c->failed || c->proc.in < 0)
 		return ga_error_set("write to a finished '%s' filter",
 				    c->display);
-	if (!ga_write_all(c->in, buf, len))
+	if (!ga_write_all(c->proc.in, buf, len))
 		return 0;
 	err = errno;
 	c->failed = 1;
 	if (err != EPIPE)
 		return ga_error_errno(err, "write error");
 	/* The filter closed its stdin: what happened to it decides. */
-	child_close_in(c);
-	child_reap(c);
-	return child_outcome(c, 1);
+	command_reap(c);
+	return command_outcome(c, 1);
 }
 
 /*
@@ -806,13 +594,13 @@ static int child_write(struct sink *s, const void *buf, size_t len)
  * Returns 1 when the filter left bytes unread, 0 otherwise (also when
  * the kernel cannot tell, as git could not).
  */
-static int child_left_unread(struct child_sink *c)
+static int command_left_unread(struct command_sink *c)
 {
 	for (;;) {
-		struct pollfd p = { c->in, POLLOUT, 0 };
+		struct pollfd p = { c->proc.in, POLLOUT, 0 };
 		int unread = 0;
 
-		if (ioctl(c->in, FIONREAD, &unread) < 0 || unread <= 0)
+		if (ioctl(c->proc.in, FIONREAD, &unread) < 0 || unread <= 0)
 			return 0;
 		if (poll(&p, 1, 0) > 0 && (p.revents & POLLERR))
 			return 1;
@@ -821,24 +609,23 @@ static int child_left_unread(struct child_sink *c)
 	}
 }
 
-static int child_finish(struct sink *s)
+static int command_finish(struct sink *s)
 {
-	struct child_sink *c = (struct child_sink *)s;
+	struct command_sink *c = (struct command_sink *)s;
 	int unread;
 
-	if (c->failed || c->in < 0)
+	if (c->failed || c->proc.in < 0)
 		return ga_error_set("finish of a finished '%s' filter",
 				    c->display);
-	unread = child_left_unread(c);
-	child_close_in(c);
-	child_reap(c);
+	unread = command_left_unread(c);
+	command_reap(c);
 	c->failed = 1;	/* nothing more to do with it */
-	return child_outcome(c, unread);
+	return command_outcome(c, unread);
 }
 
-static void child_free(struct sink *s)
+static void command_free(struct sink *s)
 {
-	struct child_sink *c = (struct child_sink *)s;
+	struct command_sink *c = (struct command_sink *)s;
 
 	if (!c)
 		return;
@@ -847,81 +634,84 @@ static void child_free(struct sink *s)
 	 * before closing its input so that it cannot end a truncated
 	 * stream with a valid-looking trailer.
 	 */
-	if (c->pid > 0)
-		kill(c->pid, SIGKILL);
-	child_close_in(c);
-	child_reap(c);
+	if (c->proc.pid > 0)
+		kill(c->proc.pid, SIGKILL);
+	command_reap(c);
 	free(c->display);
 	free(c);
 }
 
-static struct child_sink *child_new(char *display, int builtin_gzip)
+static struct command_sink *command_new(char *display, int builtin_gzip)
 {
-	struct child_sink *c = ga_xcalloc(1, sizeof(*c));
+	struct command_sink *c = ga_xcalloc(1, sizeof(*c));
+	struct child init = CHILD_INIT;
 
-	c->base.write = child_write;
-	c->base.finish = child_finish;
-	c->base.free = child_free;
+	c->base.write = command_write;
+	c->base.finish = command_finish;
+	c->base.free = command_free;
 	c->display = display;
-	c->pid = -1;
-	c->in = -1;
+	c->proc = init;
 	c->builtin_gzip = builtin_gzip;
 	return c;
 }
 
-/* git's prepare_shell_cmd(): a command with none of these is exec'd. */
-static int needs_shell(const char *cmd)
+/*
+ * Start c->argv with a pipe from us as its stdin and `fd` as its
+ * stdout, nothing else inherited.  Returns 0, or the errno value that
+ * kept it from running (the message in the error slot is not git's for
+ * a filter: the callers word their own).
+ */
+static int command_start(struct command_sink *c, int use_shell,
+			 int no_shell_retry, int fd)
 {
-	return cmd[strcspn(cmd, "|&;<>()$`\\\"' \t\n*?[#~=%")] != '\0';
+	c->proc.argv = c->argv;
+	c->proc.use_shell = use_shell;
+	c->proc.no_shell_retry = no_shell_retry;
+	c->proc.pipe_in = 1;
+	c->proc.out_fd = fd;
+	c->proc.close_fds = 1;
+	if (child_start(&c->proc) < 0)
+		return c->proc.failed_errno ? c->proc.failed_errno : ENOEXEC;
+	/* A bigger pipe means fewer context switches; best effort. */
+	fcntl(c->proc.in, F_SETPIPE_SZ, 1 << 20);
+	return 0;
 }
 
 /*
- * The built-in `gzip -cn`: execve after our own PATH lookup, no shell.
+ * The built-in `gzip -cn`: exec'd after a PATH lookup, no shell.
  * When gzip cannot be started, fall back to the in-process deflater
- * with a warning (*started stays 0 and the caller does so).
+ * with a warning.
  */
 static int open_gzip(struct sink **out, int level, int fd)
 {
-	char levelarg[16];
-	char *argv[4] = { "gzip", "-cn", NULL, NULL };
-	struct spawn_plan plan = { 0 };
-	struct child_sink *c;
+	struct command_sink *c;
 	struct sink *next = NULL;
-	char *display, *path;
+	char *display;
 	int err;
 
-	if (level >= 0) {
-		snprintf(levelarg, sizeof(levelarg), "-%d", level);
-		argv[2] = levelarg;
-		display = ga_xstrfmt("gzip -cn %s", levelarg);
-	} else {
+	if (level >= 0)
+		display = ga_xstrfmt("gzip -cn -%d", level);
+	else
 		display = ga_xstrdup("gzip -cn");
+	c = command_new(display, 1);
+	c->argv[0] = "gzip";
+	c->argv[1] = "-cn";
+	if (level >= 0) {
+		snprintf(c->level_arg, sizeof(c->level_arg), "-%d", level);
+		c->argv[2] = c->level_arg;
 	}
-
-	path = locate_in_path("gzip");
-	if (!path) {
-		err = ENOENT;
-	} else {
-		/*
-		 * No shell, not even for a gzip that is a script without
-		 * "#!": that fails (ENOEXEC) and falls back like a missing
-		 * one.
-		 */
-		plan.path = path;
-		plan.argv = argv;
-		plan.out_fd = fd;
-		plan.max_fd = max_fd_hint();
-		c = child_new(display, 1);
-		err = spawn(&c->pid, &c->in, &plan);
-		free(path);
-		if (!err) {
-			*out = &c->base;
-			return 0;
-		}
-		c->display = NULL;
-		child_free(&c->base);
+	/*
+	 * No shell, not even for a gzip that is a script without "#!":
+	 * that fails (ENOEXEC) and falls back like a missing one.
+	 */
+	if (!(err = command_start(c, 0, 1, fd))) {
+		*out = &c->base;
+		return 0;
 	}
+	c->display = NULL;
+	command_free(&c->base);
 
+	ga_error_clear();
 	ga_warning("unable to start '%s' filter, "
 		   "falling back to 'git archive gzip': %s",
 		   display, strerror(err));
@@ -940,62 +730,34 @@ static int open_gzip(struct sink **out, int level, int fd)
 static int open_command(struct sink **out, const char *command, int level,
 			int fd)
 {
-	struct spawn_plan plan = { 0 };
-	struct child_sink *c;
-	char *display, *path = NULL;
-	char *argv[5] = { NULL, NULL, NULL, NULL, NULL };
-	char *sh_argv[3] = { FILTER_SHELL, NULL, NULL };
-	int err = 0, error = 0;
+	struct command_sink *c;
+	char *display;
+	int err, error;
 
 	if (level >= 0)
 		display = ga_xstrfmt("%s -%d", command, level);
 	else
 		display = ga_xstrdup(command);
-	c = child_new(display, 0);
-
-	plan.out_fd = fd;
-	plan.max_fd = max_fd_hint();
-	if (needs_shell(display)) {
-		/* $0 is the command too, so the shell's messages name it. */
-		argv[0] = FILTER_SHELL;
-		argv[1] = "-c";
-		argv[2] = display;
-		argv[3] = display;
-		plan.path = FILTER_SHELL;
-		plan.argv = argv;
-	} else {
-		if (strchr(display, '/'))
-			path = ga_xstrdup(display);
-		else if (!(path = locate_in_path(display)))
-			err = ENOENT;
-		argv[0] = path;
-		sh_argv[1] = path;
-		plan.path = path;
-		plan.argv = argv;
-		plan.sh_argv = sh_argv;
-	}
-	if (!err)
-		err = spawn(&c->pid, &c->in, &plan);
-	if (err) {
-		/*
-		 * git reports a failed execve() other than ENOENT with a
-		 * fatal-looking line of its own before its die(); the
-		 * error slot holds one message, so it carries both lines.
-		 */
-		if (err != ENOENT && !needs_shell(display))
-			error = ga_error_set("cannot exec '%s': %s\n"
-					     "fatal: unable to start '%s' "
-					     "filter: %s", display,
-					     strerror(err), display,
-					     strerror(err));
-		else
-			error = ga_error_set("unable to start '%s' filter: %s",
-					     display, strerror(err));
-		child_free(&c->base);
-	} else {
+	c = command_new(display, 0);
+	c->argv[0] = display;
+	if (!(err = command_start(c, 1, 0, fd))) {
 		*out = &c->base;
+		return 0;
 	}
-	free(path);
+	/*
+	 * git reports a failed execve() other than ENOENT with a
+	 * fatal-looking line of its own before its die(); the error slot
+	 * holds one message, so it carries both lines.
+	 */
+	if (err != ENOENT && !child_needs_shell(display))
+		error = ga_error_set("cannot exec '%s': %s\n"
+				     "fatal: unable to start '%s' filter: %s",
+				     display, strerror(err), display,
+				     strerror(err));
+	else
+		error = ga_error_set("unable to start '%s' filter: %s",
+				     display, strerror(err));
+	command_free(&c->base);
 	return error;
 }
 

@@ -27,8 +27,8 @@
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
 #include "garchive/walk.h"
-#include "child.h"
 #include "odb.h"
+#include "run-command.h"
 #include "progress.h"
 #include "rawtree.h"
 #include "safedir.h"
@@ -1441,19 +1441,20 @@ static int show_manual(const char *argv0)
 	const char *old_manpath = getenv("MANPATH");
 	char exe[PATH_MAX], mandir[PATH_MAX], *slash, *path = NULL;
 	char *manpath = NULL;
+	static const char *const man_page[] = { "man", "garchive", NULL };
 	int err;
 
 	if (!realpath("/proc/self/exe", exe) &&
 	    !(argv0 && strchr(argv0, '/') && realpath(argv0, exe)))
 		exe[0] = '\0';
-	/* main ignores SIGPIPE; man and its pager must not inherit that. */
-	signal(SIGPIPE, SIG_DFL);
 	slash = strrchr(exe, '/');
 	if (slash) {
 		*slash = '\0';
 		path = ga_xstrfmt("%s/Documentation/garchive.1", exe);
 		if (access(path, R_OK) == 0) {
-			execlp("man", "man", "-l", path, (char *)NULL);
+			const char *argv[] = { "man", "-l", path, NULL };
+
+			child_exec_instead(argv);
 			goto failed;
 		}
 		free(path);
@@ -1468,12 +1469,11 @@ static int show_manual(const char *argv0)
 			}
 		}
 	}
-	execlp("man", "man", "garchive", (char *)NULL);
+	child_exec_instead(man_page);
 failed:
 	err = errno;
 	free(path);
 	free(manpath);
-	signal(SIGPIPE, SIG_IGN);
 	ga_warning("failed to exec 'man': %s", strerror(err));
 	return ga_error_set("no man viewer handled the request");
 }

@@ -3,7 +3,7 @@
  * read (see recompress.h).
  */
 #include "recompress.h"
-#include "child.h"
+#include "run-command.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
 

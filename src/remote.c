@@ -7,8 +7,8 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "garchive/filter.h"
-#include "child.h"
 #include "odb.h"
+#include "run-command.h"
 #include "pktline.h"
 #include "safedir.h"
 #include "transport.h"
@@ -268,6 +268,7 @@ int remote_upload_archive(const struct remote_server_options *o)
 {
 	struct child w = CHILD_INIT;
 	struct relay relays[2];
+	char *msg;
 	int error, code = 0, signo = 0, err;
 
 	w.argv = o->writer_argv;
@@ -299,9 +300,9 @@ int remote_upload_archive(const struct remote_server_options *o)
 		error = GA_ERROR;
 	if (error)
 		goto done;
-	if (signo && signo != SIGINT && signo != SIGQUIT && signo != SIGPIPE)
-		ga_report(GA_REPORT_ERROR, "upload-archive--writer died of "
-			  "signal %d", signo);
+	if ((msg = child_death_message("upload-archive--writer", signo)))
+		ga_report(GA_REPORT_ERROR, "%s", msg);
+	free(msg);
 	if (code) {
 		error = error_to_client(o->out_fd, deadchild);
 		goto done;

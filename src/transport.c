@@ -5,7 +5,7 @@
  * allow-list and remote helpers.
  */
 #include "transport.h"
-#include "child.h"
+#include "run-command.h"
 #include "pktline.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
@@ -714,7 +714,7 @@ static enum ssh_variant detect_ssh(const struct transport_options *o,
 	c.dir = o->dir;
 	c.null_in = c.null_out = c.null_err = 1;
 	if (child_start(&c) < 0) {
-		say(o->err_fd, "fatal: ", ga_error_message());
+		say(o->err_fd, child_failure_prefix(&c), ga_error_message());
 		ga_error_clear();
 	} else if (child_finish(&c, &code, NULL) == 0 && code == 0) {
 		variant = VARIANT_SSH;
@@ -806,7 +806,8 @@ static int connect_process(struct transport *t,
 	t->child.dir = o->dir;
 	t->child.pipe_in = t->child.pipe_out = 1;
 	if (child_start(&t->child) < 0) {
-		say(o->err_fd, "fatal: ", ga_error_message());
+		say(o->err_fd, child_failure_prefix(&t->child),
+		    ga_error_message());
 		error = ga_error_set("unable to fork");
 		goto done;
 	}
@@ -1154,13 +1155,10 @@ done:
 
 static void report_signal(int err_fd, const char *argv0, int signo)
 {
-	char *msg;
+	char *msg = child_death_message(argv0, signo);
 
-	/* git's finish_command() stays quiet about these. */
-	if (!signo || signo == SIGINT || signo == SIGQUIT || signo == SIGPIPE)
-		return;
-	msg = ga_xstrfmt("%s died of signal %d", argv0, signo);
-	say(err_fd, "error: ", msg);
+	if (msg)
+		say(err_fd, "error: ", msg);
 	free(msg);
 }
 

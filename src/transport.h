@@ -22,7 +22,7 @@
 #ifndef GARCHIVE_TRANSPORT_H
 #define GARCHIVE_TRANSPORT_H
 
-#include "child.h"
+#include "run-command.h"
 #include "garchive/common.h"
 
 struct ga_config;

@@ -8,7 +8,7 @@
  * holds, or a first record of zeros (an empty archive).
  */
 #include "unpack.h"
-#include "child.h"
+#include "run-command.h"
 #include "garchive/common.h"
 
 #include <errno.h>

@@ -270,6 +270,27 @@ test_expect_success 'ssh: a missing ssh program' '
 	)
 '
 
+# git finds a program without a slash in PATH itself and says error:
+# when it is not there; an exec that fails otherwise is the child's
+# "fatal: cannot exec".
+test_expect_success 'ssh: not in PATH, or not executable' '
+	cd work &&
+	(
+		GIT_SSH=garchive-no-such-ssh && export GIT_SSH &&
+		test_client_same_as_git --remote=h:p HEAD &&
+		grep "^error: cannot run garchive-no-such-ssh: No such file" \
+			actual.err
+	) &&
+	printf "not a program\n" >"$TRASH_DIRECTORY/notexec" &&
+	chmod -x "$TRASH_DIRECTORY/notexec" &&
+	(
+		GIT_SSH="$TRASH_DIRECTORY/notexec" && export GIT_SSH &&
+		test_client_same_as_git --remote=h:p HEAD &&
+		grep "^fatal: cannot exec .*notexec.: Permission denied" \
+			actual.err
+	)
+'
+
 test_expect_success 'git:// through git daemon' '
 	port=$((20000 + $$ % 20000)) &&
 	started= &&

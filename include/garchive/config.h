@@ -20,7 +20,6 @@
 
 struct ga_config;
 typedef struct git_repository git_repository;
-typedef struct git_config git_config;
 
 /*
  * Load the configuration for `repo` (NULL outside a repository: no
@@ -72,8 +71,6 @@ int config_parse_bool(int *out, const char *name, const char *value);
 int config_maybe_bool(const char *value);
 int config_parse_int(int *out, const char *name, const char *value);
 int config_parse_int64(int64_t *out, const char *name, const char *value);
-int config_parse_ulong(unsigned long *out, const char *name,
-		       const char *value);
 
 /*
  * git's git_env_bool(): the environment variable `name` parsed as a
@@ -147,14 +144,5 @@ int config_error_nonbool(const struct config_entry *e);
  */
 int config_safe_directory(int *out, const struct ga_config *cfg,
 			  const char *path);
-
-/*
- * The libgit2 view of the same stack, for libgit2 APIs that need one
- * (git_repository_set_config() makes libgit2's own lookups use it).  A
- * read-only in-memory backend at GIT_CONFIG_LEVEL_APP holds every entry,
- * each tagged with its level.  Owned by `cfg`; the entries stay valid as
- * long as libgit2 holds a reference.
- */
-git_config *config_libgit2(const struct ga_config *cfg);
 
 #endif

@@ -16,7 +16,7 @@
  */
 #include "fuzz.h"
 
-#include "child.h"
+#include "run-command.h"
 #include "garchive/gzip.h"
 #include "../unit/memsink.h"
 

@@ -629,10 +629,6 @@ static void test_values(void)
 		"true", "yes", "ON", "1", "false", "No", "off", "0", "",
 		"2", "-1", "1k", "maybe", "truee", "0x0", "k", "-2147483648",
 	};
-	static const char *ulongs[] = {
-		"1m", "0", "-1", "1x", "99999999999999999999", "17179869184g",
-		"0x10", "k",
-	};
 	struct ga_buf got = GA_BUF_INIT, want = GA_BUF_INIT, err = GA_BUF_INIT;
 	char path[300];
 	size_t i;
@@ -687,24 +683,6 @@ static void test_values(void)
 		}
 		(void)st;
 	}
-	for (i = 0; i < GA_ARRAY_SIZE(ulongs); i++) {
-		unsigned long v = 0;
-		int error, st;
-
-		setenv("GA_V", ulongs[i], 1);
-		st = sh("git -c core.bigFileThreshold=\"$GA_V\" archive HEAD "
-			">/dev/null 2>%s/git.err", trash);
-		slurp(&err, path);
-		diag_lines(&want, err.ptr, 0);
-		error = config_parse_ulong(&v, "core.bigfilethreshold",
-					   ulongs[i]);
-		ga_buf_setlen(&got, 0);
-		ga_buf_puts(&got, "");
-		if (error)
-			ga_buf_printf(&got, "fatal: %s\n", ga_error_message());
-		ok((!error) == !st, "ulong '%s' (git %d)", ulongs[i], st);
-		is_str(got.ptr, want.ptr, "  same message as git");
-	}
 	{
 		int64_t v = 0;
 
@@ -720,7 +698,7 @@ static void test_values(void)
 	ga_buf_release(&err);
 }
 
-/* Lookups, origins, line numbers and the libgit2 view. */
+/* Lookups, origins and line numbers. */
 struct walk_state {
 	const char *name;
 	const struct config_entry *hit;
@@ -735,24 +713,6 @@ static int find_entry(const struct config_entry *e, void *payload)
 		w->copy = *e;
 		w->hit = &w->copy;
 	}
-	return 0;
-}
-
-static int count_cb(const git_config_entry *e, void *payload)
-{
-	struct ga_buf *out = payload;
-
-	ga_buf_printf(out, "%s=%s\n", e->name, e->value ? e->value : "(null)");
-	return 0;
-}
-
-static int count_ours(const char *name, const char *value, const char *origin,
-		      void *payload)
-{
-	struct ga_buf *out = payload;
-
-	(void)origin;
-	ga_buf_printf(out, "%s=%s\n", name, value ? value : "(null)");
 	return 0;
 }
 
@@ -869,42 +829,7 @@ static void test_lookups(void)
 		ga_buf_release(&want);
 	}
 
-	/* The libgit2 view holds the same entries in the same order. */
-	{
-		git_config *lg = config_libgit2(cfg), *snap = NULL;
-		struct ga_buf ours = GA_BUF_INIT, theirs = GA_BUF_INIT;
-		git_config_entry *e = NULL;
-		const char *s;
-		int32_t i32;
-
-		ok(lg != NULL, "config_libgit2");
-		ok(!git_config_get_int32(&i32, lg, "lookup.number") &&
-		   i32 == 11, "libgit2 reads ints");
-		ok(!git_config_get_string(&s, lg, "tar.Sub.command") &&
-		   !strcmp(s, "second"), "libgit2 sees the last value");
-		ok(!git_config_get_bool(&b, lg, "tar.y.remote") && b,
-		   "libgit2 bool of a valueless key");
-		ok(!git_config_get_entry(&e, lg, "TAR.Sub.COMMAND") &&
-		   e->level == GIT_CONFIG_LEVEL_LOCAL,
-		   "entries carry their level");
-		git_config_entry_free(e);
-		ok(git_config_set_string(lg, "a.b", "c") < 0, "read-only");
-		config_foreach(cfg, count_ours, &ours);
-		git_config_foreach(lg, count_cb, &theirs);
-		is_str(theirs.ptr, ours.ptr, "git_config_foreach order");
-		ok(!git_config_snapshot(&snap, lg), "snapshot");
-		ok(snap && !git_config_get_string(&s, snap, "lookup.number") &&
-		   !strcmp(s, "11"), "snapshot reads");
-		ok(!git_repository_set_config(repo, lg), "set as the "
-		   "repository's config");
-		config_free(cfg);
-		cfg = NULL;
-		ok(!git_config_get_string(&s, snap, "lookup.number") &&
-		   !strcmp(s, "11"), "snapshot outlives config_free");
-		git_config_free(snap);
-		ga_buf_release(&ours);
-		ga_buf_release(&theirs);
-	}
+	config_free(cfg);
 
 	/* Concurrent readers. */
 	error = config_load(&cfg, repo, NULL, 0);

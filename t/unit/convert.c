@@ -165,7 +165,9 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 	struct ga_buf line = GA_BUF_INIT;
 
 	(void)payload;
-	ga_buf_puts(&line, kind == GA_REPORT_WARNING ? "warning: " : "error: ");
+	if (kind != GA_REPORT_PLAIN)
+		ga_buf_puts(&line, kind == GA_REPORT_WARNING ? "warning: "
+							     : "error: ");
 	ga_buf_puts(&line, msg);
 	ga_buf_putc(&line, '\n');
 	if (write(2, line.ptr, line.len) < 0)
