@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 #include <git2/sys/odb_backend.h>
 
 /* zlib counts in uInt: inputs and outputs go to it in pieces this big. */

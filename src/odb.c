@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "libgit2.h"
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <zlib.h>
