@@ -197,7 +197,7 @@ test_expect_success 'a loose blob cut short: git'"'"'s lines, 128, as git' '
 	done
 '
 
-test_expect_success 'an empty loose blob: as git' '
+test_expect_success GIT_2_39 'an empty loose blob: as git' '
 	cp -R repo emptyblob &&
 	damage_loose emptyblob/.git $blob empty &&
 	cd emptyblob &&
@@ -234,7 +234,7 @@ test_expect_success 'a loose blob whose header lies about its size: 128' '
 	done
 '
 
-test_expect_success 'a loose tree cut short, or empty: as git' '
+test_expect_success GIT_2_39 'a loose tree cut short, or empty: as git' '
 	for how in "cut 1" "cut 10" "cut 30" empty garbage "size 2"
 	do
 		rm -rf cuttree &&
@@ -373,7 +373,7 @@ test_expect_success 'a tag that does not match its id: as git' '
 	test_same_as_git light
 '
 
-test_expect_success 'a commit or tag cut short, empty, or with bytes after it: as git' '
+test_expect_success GIT_2_39 'a commit or tag cut short, empty, or with bytes after it: as git' '
 	for how in "cut 2" "cut 30" "cut -4" empty garbage "size 20"
 	do
 		rm -rf cutnamed &&
@@ -476,7 +476,7 @@ test_expect_success 'setup: a pack holding the big blob' '
 	test -s "$pack"
 '
 
-test_expect_success 'corrupt pack: the archive fails, 128' '
+test_expect_success GIT_2_39 'corrupt pack: the archive fails, 128' '
 	cp -R packed badpack &&
 	p=$(ls badpack/.git/objects/pack/*.pack) &&
 	chmod u+w "$p" &&
@@ -497,7 +497,7 @@ open(p, \"wb\").write(d)
 
 # git names the object it could not read and why; so does garchive,
 # also for the commit, tag and trees that the name goes through.
-test_expect_success 'a commit, tag or tree damaged in a pack: as git' '
+test_expect_success GIT_2_39 'a commit, tag or tree damaged in a pack: as git' '
 	git clone -q --no-local named allpacked &&
 	(
 		cd allpacked &&
