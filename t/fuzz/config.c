@@ -24,7 +24,6 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 
 static int check_entry(const struct config_entry *e, void *payload)
 {
-	unsigned long ul;
 	int64_t i64;
 	int b, i;
 
@@ -34,7 +33,6 @@ static int check_entry(const struct config_entry *e, void *payload)
 	config_parse_bool(&b, e->name, e->value);
 	config_parse_int(&i, e->name, e->value);
 	config_parse_int64(&i64, e->name, e->value);
-	config_parse_ulong(&ul, e->name, e->value);
 	ga_error_clear();
 	return 0;
 }
