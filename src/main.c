@@ -28,6 +28,7 @@
 #include "garchive/verify.h"
 #include "garchive/walk.h"
 #include "odb.h"
+#include "pathspec.h"
 #include "run-command.h"
 #include "progress.h"
 #include "rawtree.h"
@@ -95,6 +96,7 @@ struct run {
 	char *attr_info;
 	char *attr_info_shown;	/* its name in messages, or NULL */
 	char *toplevel;
+	struct pathspec_env pathspec_env;
 	char *dubious;		/* a repository refused for its owner */
 
 	/* garchive verify */
@@ -811,7 +813,8 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 		return ga_error_errno(errno, "unable to get the top directory");
 	r->toplevel = ga_xstrdup(top);
 	wo->toplevel = r->toplevel;
-	wo->pathspec_env.bare = !workdir;
+	r->pathspec_env.bare = !workdir;
+	wo->pathspec_env = &r->pathspec_env;
 
 	if ((error = config_env_bool(&nosystem, "GIT_ATTR_NOSYSTEM", 0)) < 0)
 		return error;
@@ -846,13 +849,13 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	r->attr_info_shown = info_attributes_name(r);
 	wo->attr_info_file_shown = r->attr_info_shown;
 
-	if ((error = config_env_bool(&wo->pathspec_env.literal,
+	if ((error = config_env_bool(&r->pathspec_env.literal,
 				     "GIT_LITERAL_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.glob,
+	    (error = config_env_bool(&r->pathspec_env.glob,
 				     "GIT_GLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.noglob,
+	    (error = config_env_bool(&r->pathspec_env.noglob,
 				     "GIT_NOGLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.icase,
+	    (error = config_env_bool(&r->pathspec_env.icase,
 				     "GIT_ICASE_PATHSPECS", 0)) < 0)
 		return error;
 	return 0;

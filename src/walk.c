@@ -703,7 +703,7 @@ int walk_new(struct walk **out, git_repository *repo,
 	if (opts->nr_pathspecs &&
 	    (error = pathspec_parse(&w->ps, opts->pathspecs,
 				    opts->nr_pathspecs, opts->toplevel,
-				    &opts->pathspec_env)) < 0)
+				    opts->pathspec_env)) < 0)
 		goto fail;
 	if ((error = run_checks(w)) < 0)
 		goto fail;
