@@ -28,7 +28,6 @@
 #include "garchive/verify.h"
 #include "garchive/walk.h"
 #include "odb.h"
-#include "pathspec.h"
 #include "run-command.h"
 #include "progress.h"
 #include "rawtree.h"
@@ -64,9 +63,6 @@
 /* Blocks from this size on are mapped on their own: see tune_malloc(). */
 #define MAIN_MMAP_THRESHOLD		(256 * 1024)
 
-/* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
-#define SYSTEM_ATTRIBUTES "/etc/gitattributes"
-
 /* Where the archive goes: stdout, or -o FILE through a temporary file. */
 struct output {
 	const char *path;	/* as given to -o, NULL for stdout */
@@ -92,11 +88,7 @@ struct run {
 	struct progress *progress;	/* NULL when none is shown */
 	struct submodules *submodules;	/* --recurse-submodules */
 	uint64_t files, bytes;		/* what the meter counts */
-	char *attr_global;
-	char *attr_info;
-	char *attr_info_shown;	/* its name in messages, or NULL */
-	char *toplevel;
-	struct pathspec_env pathspec_env;
+	struct walk_env *walk_env;	/* what the walk's options point at */
 	char *dubious;		/* a repository refused for its owner */
 
 	/* garchive verify */
@@ -702,47 +694,6 @@ static int print_completion(struct run *r, int fd)
 	return write_out(fd, r->opts.completion, strlen(r->opts.completion));
 }
 
-static char *default_global_attributes(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		return ga_xstrfmt("%s/git/attributes", xdg);
-	if (home)
-		return ga_xstrfmt("%s/.config/git/attributes", home);
-	return NULL;
-}
-
-/*
- * info/attributes as git names it in warnings: after its own $GIT_DIR,
- * which is GIT_DIR as given, ".git" from a work tree, nothing when run
- * in a bare repository's directory, else an absolute path.
- */
-static char *info_attributes_name(struct run *r)
-{
-	const char *env = getenv("GIT_DIR");
-	const char *common = git_repository_commondir(r->repo);
-	const char *workdir = git_repository_workdir(r->repo);
-	char cwd[PATH_MAX], real[PATH_MAX];
-	size_t len;
-
-	if (env && *env)
-		return ga_xstrfmt("%s/info/attributes", env);
-	if (git_repository_is_worktree(r->repo) ||
-	    !getcwd(cwd, sizeof(cwd)) || !realpath(common, real))
-		return NULL;
-	if (!workdir)
-		return !strcmp(cwd, real) ? ga_xstrdup("info/attributes")
-					  : NULL;
-	len = strlen(real);
-	if (len > 5 && !strcmp(real + len - 5, "/.git") &&
-	    !strncmp(cwd, real, len - 5) &&
-	    (!cwd[len - 5] || cwd[len - 5] == '/'))
-		return ga_xstrdup(".git/info/attributes");
-	return NULL;
-}
-
 /*
  * Without --threads, garchive.threads gives the number of workers; 0
  * (either way, or neither given) means one per CPU.
@@ -775,11 +726,6 @@ static int resolve_threads(struct run *r)
 
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
-	const char *attrfile = NULL;
-	const char *workdir = git_repository_workdir(r->repo);
-	char top[PATH_MAX];
-	int nosystem, error;
-
 	memset(wo, 0, sizeof(*wo));
 	wo->treeish = &r->treeish;
 	wo->config = r->config;
@@ -808,57 +754,7 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 			wo->defer_above = ZIP_DEFER_ABOVE;
 	}
 
-	/* Pathspecs want the top without a trailing slash, links resolved. */
-	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))
-		return ga_error_errno(errno, "unable to get the top directory");
-	r->toplevel = ga_xstrdup(top);
-	wo->toplevel = r->toplevel;
-	r->pathspec_env.bare = !workdir;
-	wo->pathspec_env = &r->pathspec_env;
-
-	if ((error = config_env_bool(&nosystem, "GIT_ATTR_NOSYSTEM", 0)) < 0)
-		return error;
-	if (!nosystem)
-		wo->attr_system_file = SYSTEM_ATTRIBUTES;
-	if (config_get_string(&attrfile, r->config,
-			      "core.attributesfile") == 0 && attrfile) {
-		/*
-		 * git dies when "~" cannot be expanded (no HOME, no such
-		 * user); garchive looks for the name as it is.
-		 */
-		if (!(r->attr_global = ga_interpolate_path(attrfile, 0)))
-			r->attr_global = ga_xstrdup(attrfile);
-		/*
-		 * git has changed to the top of the work tree and opens
-		 * a relative name there; in a bare repository it stays
-		 * where it was started.
-		 */
-		if (workdir && r->attr_global[0] != '/') {
-			char *abs = ga_xstrfmt("%s/%s", top, r->attr_global);
-
-			free(r->attr_global);
-			r->attr_global = abs;
-		}
-	} else {
-		r->attr_global = default_global_attributes();
-	}
-	wo->attr_global_file = r->attr_global;
-	r->attr_info = ga_xstrfmt("%sinfo/attributes",
-				  git_repository_commondir(r->repo));
-	wo->attr_info_file = r->attr_info;
-	r->attr_info_shown = info_attributes_name(r);
-	wo->attr_info_file_shown = r->attr_info_shown;
-
-	if ((error = config_env_bool(&r->pathspec_env.literal,
-				     "GIT_LITERAL_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&r->pathspec_env.glob,
-				     "GIT_GLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&r->pathspec_env.noglob,
-				     "GIT_NOGLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&r->pathspec_env.icase,
-				     "GIT_ICASE_PATHSPECS", 0)) < 0)
-		return error;
-	return 0;
+	return walk_env_load(&r->walk_env, wo, r->repo, r->config);
 }
 
 static void fill_archive_args(struct run *r, struct archive_args *args,
@@ -1421,10 +1317,7 @@ static void run_release(struct run *r)
 	cli_global_release(&r->global);
 	free(r->cwd_prefix);
 	free(r->output_path);
-	free(r->attr_global);
-	free(r->attr_info);
-	free(r->attr_info_shown);
-	free(r->toplevel);
+	walk_env_free(r->walk_env);
 	free(r->dubious);
 	output_release(&r->out);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);

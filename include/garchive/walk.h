@@ -95,7 +95,7 @@ struct walk_options {
 	 */
 	int nested;
 	const char *rel_base;
-	/* Decided by main from the environment and config: */
+	/* Decided from the environment and config (walk_env_load()): */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
 	const char *attr_global_file;	/* core.attributesFile or XDG default */
@@ -105,6 +105,21 @@ struct walk_options {
 };
 
 struct walk;
+struct walk_env;
+
+/*
+ * Fill the fields of `wo` that the environment and the configuration
+ * decide (toplevel, attr_*_file, pathspec_env), as git decides them
+ * for `repo`: GIT_ATTR_NOSYSTEM, core.attributesFile (else the XDG
+ * default), $GIT_DIR/info/attributes and the GIT_*_PATHSPECS switches.
+ * They point into *out, which the caller frees with walk_env_free()
+ * after the walk; *out is set (and must be freed) even on failure.
+ * Errors: "unable to get the top directory", a bad boolean in the
+ * environment.
+ */
+int walk_env_load(struct walk_env **out, struct walk_options *wo,
+		  git_repository *repo, const struct ga_config *cfg);
+void walk_env_free(struct walk_env *env);
 
 /*
  * Prepare a walk over `opts->treeish` in `repo`.  Validates every
