@@ -8,12 +8,7 @@
 
 #include <stddef.h>
 
-/*
- * An input ran past the budget its reader was given (verify bounds what
- * it reads by the size of the archive it expects, so that a bomb ends
- * early): not damage, just more than the answer needs.
- */
-#define GA_ELIMIT	-40
+#include "garchive/errors.h"
 
 struct byte_source {
 	/*

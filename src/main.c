@@ -8,8 +8,9 @@
  * and 129 for usage errors, "error:" and 255 for a failure while entries
  * are written, death by SIGPIPE when the reader of our output goes away.
  *
- * It also makes -o atomic: the archive goes to a temporary file in the
- * target's directory, renamed over the target only on success.
+ * The repository is found as git's setup finds it (setup.c), -o is
+ * written atomically (output.c), and what the environment decides for
+ * the walk is in walk-env.c.
  *
  * The same process serves the other end of --remote: `upload-archive`
  * (also when installed as git-upload-archive) relays its writer,
@@ -27,11 +28,13 @@
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
 #include "garchive/walk.h"
-#include "odb.h"
 #include "run-command.h"
 #include "progress.h"
 #include "rawtree.h"
+#include "help.h"
+#include "output.h"
 #include "safedir.h"
+#include "setup.h"
 #include "submodule.h"
 
 #include <errno.h>
@@ -63,17 +66,6 @@
 /* Blocks from this size on are mapped on their own: see tune_malloc(). */
 #define MAIN_MMAP_THRESHOLD		(256 * 1024)
 
-/* git's system attributes file on Debian (prefix /usr, sysconfdir /etc). */
-#define SYSTEM_ATTRIBUTES "/etc/gitattributes"
-
-/* Where the archive goes: stdout, or -o FILE through a temporary file. */
-struct output {
-	const char *path;	/* as given to -o, NULL for stdout */
-	char *target;		/* what it names, links followed */
-	char *tmp;		/* temporary file being written, or NULL */
-	int fd;
-};
-
 /* Everything one run owns, released in one place. */
 struct run {
 	struct cli_global global;
@@ -91,10 +83,7 @@ struct run {
 	struct progress *progress;	/* NULL when none is shown */
 	struct submodules *submodules;	/* --recurse-submodules */
 	uint64_t files, bytes;		/* what the meter counts */
-	char *attr_global;
-	char *attr_info;
-	char *attr_info_shown;	/* its name in messages, or NULL */
-	char *toplevel;
+	struct walk_env *walk_env;	/* what the walk's options point at */
 	char *dubious;		/* a repository refused for its owner */
 
 	/* garchive verify */
@@ -201,426 +190,12 @@ static void out_of_memory(size_t size)
 	exit(128);
 }
 
-/* ---- repository and paths ---- */
-
-/*
- * The subdirectory of the work tree we run in, as git's "prefix": ""
- * at the top or outside the work tree, else "dir/sub/".
- */
-static char *compute_cwd_prefix(git_repository *repo)
-{
-	const char *workdir = repo ? git_repository_workdir(repo) : NULL;
-	char cwd[PATH_MAX], top[PATH_MAX];
-	size_t len;
-
-	if (!workdir || !getcwd(cwd, sizeof(cwd)) || !realpath(workdir, top))
-		return ga_xstrdup("");
-	len = strlen(top);
-	while (len > 1 && top[len - 1] == '/')
-		top[--len] = '\0';
-	if (strncmp(cwd, top, len) || (cwd[len] && cwd[len] != '/'))
-		return ga_xstrdup("");
-	if (!cwd[len] || !cwd[len + 1])
-		return ga_xstrdup("");
-	return ga_xstrfmt("%s/", cwd + len + 1);
-}
-
-static int set_workdir(git_repository *repo, const char *dir)
-{
-	char real[PATH_MAX];
-
-	const char *current = git_repository_workdir(repo);
-	size_t len;
-
-	if (!realpath(dir, real))
-		return ga_error_errno(errno, "cannot chdir to '%s'", dir);
-	/*
-	 * libgit2 1.5 leaks when asked for the work tree it already has,
-	 * so only ask for a different one.
-	 */
-	len = strlen(real);
-	if (current && !strncmp(current, real, len) &&
-	    (!strcmp(current + len, "/") || !current[len]))
-		return 0;
-	if (git_repository_set_workdir(repo, real, 0) < 0)
-		return ga_error_from_git(NULL);
-	return 0;
-}
-
-static int has_core_worktree(git_repository *repo)
-{
-	git_config *cfg = NULL;
-	git_buf value = { 0 };
-	int found = 0;
-
-	if (git_repository_config_snapshot(&cfg, repo) == 0 &&
-	    git_config_get_string_buf(&value, cfg, "core.worktree") == 0)
-		found = 1;
-	git_buf_dispose(&value);
-	git_config_free(cfg);
-	git_error_clear();
-	return found;
-}
-
-/*
- * libgit2 parses the repository's config to open it, so a malformed
- * file fails there, with libgit2's words ("... (in /path/config:6)").
- * Say it as git does: "bad config line 6 in file .git/config", naming
- * the file relative to the top of the work tree when we run inside it.
- */
-static int open_failed(void)
-{
-	const git_error *e = git_error_last();
-	const char *in, *colon;
-	char cwd[PATH_MAX], *path, *shown;
-	int line;
-	size_t len;
-
-	if (!e || e->klass != GIT_ERROR_CONFIG || !e->message ||
-	    !(in = strstr(e->message, "(in ")) ||
-	    !(colon = strrchr(in, ':')) || sscanf(colon + 1, "%d", &line) != 1)
-		return ga_error_from_git(NULL);
-	path = ga_xstrndup(in + 4, (size_t)(colon - in - 4));
-	len = strlen(path);
-	shown = path;
-	if (getcwd(cwd, sizeof(cwd)) && len > 12 &&
-	    !strcmp(path + len - 12, "/.git/config") &&
-	    !strncmp(cwd, path, len - 12) &&
-	    (cwd[len - 12] == '\0' || cwd[len - 12] == '/'))
-		shown = path + len - 11;
-	ga_error_set("bad config line %d in file %s", line, shown);
-	free(path);
-	return GA_ERROR;
-}
-
-/*
- * The directory above `cwd` (or `cwd` itself) that holds ".git", as
- * git's discovery stops at it, or NULL.
- */
-static char *dotgit_parent(const char *cwd)
-{
-	char *dir = ga_xstrdup(cwd), *dotgit, *slash;
-	struct stat st;
-
-	for (;;) {
-		dotgit = ga_xstrfmt("%s/.git", *dir ? dir : "");
-		if (!lstat(dotgit, &st)) {
-			free(dotgit);
-			return dir;
-		}
-		free(dotgit);
-		if (!*dir || !(slash = strrchr(dir, '/'))) {
-			free(dir);
-			return NULL;
-		}
-		*slash = '\0';
-	}
-}
-
-/*
- * A discovered repository that belongs to someone else is refused as
- * git 2.39 refuses it: git then goes on as outside any repository, and
- * names it when one is needed.  Checked are the directory where the
- * search stopped - the git directory itself when we run inside one (or
- * in a bare repository), else the directory holding ".git", that
- * ".git" and, for a ".git" file, the directory it points to.
- */
-static int check_owner(struct run *r, int *refused)
-{
-	char cwd[PATH_MAX], gitdir[PATH_MAX], *top = NULL, *dotgit = NULL;
-	const char *gitfile = NULL;
-	const char *const *overrides = (const char *const *)r->global.config;
-	size_t len;
-	struct stat st;
-	int ok, error;
-
-	*refused = 0;
-	if (!getcwd(cwd, sizeof(cwd)) ||
-	    !realpath(git_repository_path(r->repo), gitdir))
-		return 0;
-	len = strlen(gitdir);
-	if (!strncmp(cwd, gitdir, len) && (!cwd[len] || cwd[len] == '/')) {
-		error = safedir_check(&ok, overrides, r->global.nr_config,
-				      NULL, NULL, gitdir);
-	} else {
-		if (!(top = dotgit_parent(cwd)))
-			return 0;
-		dotgit = ga_xstrfmt("%s/.git", top);
-		if (!lstat(dotgit, &st) && S_ISREG(st.st_mode))
-			gitfile = dotgit;
-		error = safedir_check(&ok, overrides, r->global.nr_config,
-				      gitfile, top, gitfile ? gitdir : dotgit);
-	}
-	if (!error && !ok) {
-		*refused = 1;
-		r->dubious = ga_xstrdup(top ? top : gitdir);
-	}
-	free(top);
-	free(dotgit);
-	return error;
-}
-
-/*
- * Find the repository as git's setup does.  libgit2's own handling of
- * the environment differs from git's, so it is done here: GIT_DIR names
- * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
- * core.worktree, or the current directory unless the repository is bare.
- */
+/* The repository we run in, if any: see setup.h. */
 static int open_repository(struct run *r)
 {
-	const char *gitdir = getenv("GIT_DIR");
-	const char *worktree = getenv("GIT_WORK_TREE");
-	int error, refused;
-
-	if (gitdir && *gitdir) {
-		error = git_repository_open_ext(&r->repo, gitdir,
-						GIT_REPOSITORY_OPEN_NO_SEARCH,
-						NULL);
-		if (error < 0 && git_error_last() &&
-		    git_error_last()->klass == GIT_ERROR_CONFIG)
-			return open_failed();
-		if (error < 0)
-			return ga_error_set("not a git repository: '%s'",
-					    gitdir);
-		if (worktree && *worktree)
-			error = set_workdir(r->repo, worktree);
-		else if (!git_repository_is_bare(r->repo) &&
-			 !has_core_worktree(r->repo))
-			error = set_workdir(r->repo, ".");
-		else
-			error = 0;
-		if (error < 0)
-			return error;
-	} else {
-		error = git_repository_open_ext(&r->repo, ".", 0,
-				getenv("GIT_CEILING_DIRECTORIES"));
-		if (error == GIT_ENOTFOUND) {
-			/* Not in a repository: fine until one is needed. */
-			r->repo = NULL;
-			git_error_clear();
-		} else if (error < 0) {
-			return open_failed();
-		} else if ((error = check_owner(r, &refused)) < 0) {
-			return error;
-		} else if (refused) {
-			/* As outside one, its configuration unread. */
-			git_repository_free(r->repo);
-			r->repo = NULL;
-		} else if (worktree && *worktree &&
-			   (error = set_workdir(r->repo, worktree)) < 0) {
-			return error;
-		}
-	}
-	/* Every read goes through garchive's object database: see odb.h. */
-	if (r->repo && (error = odb_install(r->repo, gitdir && *gitdir ? gitdir
-								      : NULL,
-					    1)) < 0)
-		return error;
-	r->cwd_prefix = compute_cwd_prefix(r->repo);
-	return 0;
-}
-
-/* ---- -o ---- */
-
-/*
- * The temporary -o file, for the signal handler: a run ended by a signal
- * must not leave it behind.  This is garchive's only mutable file-scope
- * state, because a handler can reach nothing else.
- */
-static char *volatile signal_tmp;
-
-static void remove_tmp_on_signal(int sig)
-{
-	char *tmp = signal_tmp;
-
-	if (tmp)
-		unlink(tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/*
- * Catch every signal whose default action ends the process, unless it
- * is ignored (nohup) or handled already (a sanitizer's).  SIGXFSZ is
- * one: a write past the file size limit (ulimit -f).  SIGPIPE is
- * ignored by main and comes back as EPIPE.  SIGKILL cannot be caught:
- * it leaves the temporary file behind.
- */
-static void watch_tmp(char *tmp)
-{
-	static const int sigs[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS,
-		SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGALRM, SIGTERM,
-#ifdef SIGSTKFLT
-		SIGSTKFLT,
-#endif
-		SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,
-#ifdef SIGPWR
-		SIGPWR,
-#endif
-		SIGSYS
-	};
-	size_t i;
-	int sig;
-
-	signal_tmp = tmp;
-	for (i = 0; i < GA_ARRAY_SIZE(sigs); i++) {
-		struct sigaction sa;
-
-		if (sigaction(sigs[i], NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_DFL)
-			signal(sigs[i], remove_tmp_on_signal);
-	}
-	/* Real-time signals end a process by default too. */
-	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++) {
-		struct sigaction sa;
-
-		if (sigaction(sig, NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_DFL)
-			signal(sig, remove_tmp_on_signal);
-	}
-}
-
-/*
- * The file -o names, with its symbolic links followed as open() follows
- * them for git: a link is written through, and may point to a file that
- * does not exist yet.  Returns a new string, or NULL with errno ELOOP
- * (git's open() fails the same way).
- */
-static char *follow_links(const char *path)
-{
-	char *cur = ga_xstrdup(path), *next, *slash;
-	char buf[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	int hops;
-
-	for (hops = 0; hops < 40; hops++) {
-		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode) ||
-		    (n = readlink(cur, buf, sizeof(buf) - 1)) < 0)
-			return cur;
-		buf[n] = '\0';
-		slash = strrchr(cur, '/');
-		if (buf[0] == '/' || !slash)
-			next = ga_xstrdup(buf);
-		else
-			next = ga_xstrfmt("%.*s/%s", (int)(slash - cur), cur,
-					  buf);
-		free(cur);
-		cur = next;
-	}
-	free(cur);
-	errno = ELOOP;
-	return NULL;
-}
-
-static int open_failed_for(const char *path, int err)
-{
-	return ga_error_errno(err, "could not open '%s' for writing", path);
-}
-
-/*
- * Open the output.  A regular file (or a new one) is written through a
- * temporary file beside it (beside a symbolic link's target), renamed
- * over it on success.  Anything else that exists (a device, a FIFO) is
- * written directly, since it cannot be replaced by rename; and so is an
- * existing file that may be written where no file can be made beside it
- * (a directory we cannot write), as git writes every -o file: in place,
- * so that a failure leaves it cut short.
- */
-static int output_open(struct output *o, const char *path, mode_t umask_bits)
-{
-	struct stat st;
-	const char *slash;
-	int fd, err;
-
-	o->path = path;
-	/* git fails to open "" before doing anything else. */
-	if (!*path)
-		return open_failed_for(path, ENOENT);
-	if (!(o->target = follow_links(path)))
-		return open_failed_for(path, errno);
-	if (stat(o->target, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fd = open(o->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		if (fd < 0)
-			return open_failed_for(path, errno);
-		o->fd = fd;
-		return 0;
-	}
-	slash = strrchr(o->target, '/');
-	if (slash)
-		o->tmp = ga_xstrfmt("%.*s/.garchive-XXXXXX",
-				    (int)(slash - o->target), o->target);
-	else
-		o->tmp = ga_xstrdup(".garchive-XXXXXX");
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		err = errno;
-		free(o->tmp);
-		o->tmp = NULL;
-		if (stat(o->target, &st) < 0)
-			return open_failed_for(path, err);
-		fd = open(o->target, O_WRONLY | O_TRUNC);
-		if (fd < 0)
-			return open_failed_for(path, errno);
-		o->fd = fd;
-		return 0;
-	}
-	/* mkstemp makes 0600; give what open(..., 0666) would have. */
-	if (fchmod(fd, 0666 & ~umask_bits) < 0) {
-		err = errno;
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-		return open_failed_for(path, err);
-	}
-	o->fd = fd;
-	watch_tmp(o->tmp);
-	return 0;
-}
-
-static int output_commit(struct output *o)
-{
-	int fd = o->fd;
-
-	if (!o->path)
-		return 0;
-	o->fd = -1;
-	if (close(fd) < 0)
-		return ga_error_errno(errno, "write error");
-	if (o->tmp) {
-		if (rename(o->tmp, o->target) < 0)
-			return ga_error_errno(errno, "unable to rename '%s' to "
-					      "'%s'", o->tmp, o->target);
-		signal_tmp = NULL;
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	return 0;
-}
-
-/*
- * Remove what a failed run wrote: the temporary file.  A file written
- * in place stays as it is, cut short, as git leaves it.
- */
-static void output_abort(struct output *o)
-{
-	if (o->path && o->fd >= 0)
-		close(o->fd);
-	o->fd = -1;
-	if (o->tmp) {
-		unlink(o->tmp);
-		signal_tmp = NULL;
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-}
-
-static void output_release(struct output *o)
-{
-	free(o->target);
-	o->target = NULL;
+	return setup_repository(&r->repo, &r->cwd_prefix, &r->dubious,
+				(const char *const *)r->global.config,
+				r->global.nr_config);
 }
 
 /* ---- the archive ---- */
@@ -700,47 +275,6 @@ static int print_completion(struct run *r, int fd)
 	return write_out(fd, r->opts.completion, strlen(r->opts.completion));
 }
 
-static char *default_global_attributes(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		return ga_xstrfmt("%s/git/attributes", xdg);
-	if (home)
-		return ga_xstrfmt("%s/.config/git/attributes", home);
-	return NULL;
-}
-
-/*
- * info/attributes as git names it in warnings: after its own $GIT_DIR,
- * which is GIT_DIR as given, ".git" from a work tree, nothing when run
- * in a bare repository's directory, else an absolute path.
- */
-static char *info_attributes_name(struct run *r)
-{
-	const char *env = getenv("GIT_DIR");
-	const char *common = git_repository_commondir(r->repo);
-	const char *workdir = git_repository_workdir(r->repo);
-	char cwd[PATH_MAX], real[PATH_MAX];
-	size_t len;
-
-	if (env && *env)
-		return ga_xstrfmt("%s/info/attributes", env);
-	if (git_repository_is_worktree(r->repo) ||
-	    !getcwd(cwd, sizeof(cwd)) || !realpath(common, real))
-		return NULL;
-	if (!workdir)
-		return !strcmp(cwd, real) ? ga_xstrdup("info/attributes")
-					  : NULL;
-	len = strlen(real);
-	if (len > 5 && !strcmp(real + len - 5, "/.git") &&
-	    !strncmp(cwd, real, len - 5) &&
-	    (!cwd[len - 5] || cwd[len - 5] == '/'))
-		return ga_xstrdup(".git/info/attributes");
-	return NULL;
-}
-
 /*
  * Without --threads, garchive.threads gives the number of workers; 0
  * (either way, or neither given) means one per CPU.
@@ -773,11 +307,6 @@ static int resolve_threads(struct run *r)
 
 static int fill_walk_options(struct run *r, struct walk_options *wo)
 {
-	const char *attrfile = NULL;
-	const char *workdir = git_repository_workdir(r->repo);
-	char top[PATH_MAX];
-	int nosystem, error;
-
 	memset(wo, 0, sizeof(*wo));
 	wo->treeish = &r->treeish;
 	wo->config = r->config;
@@ -806,56 +335,7 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 			wo->defer_above = ZIP_DEFER_ABOVE;
 	}
 
-	/* Pathspecs want the top without a trailing slash, links resolved. */
-	if (!realpath(workdir ? workdir : git_repository_path(r->repo), top))
-		return ga_error_errno(errno, "unable to get the top directory");
-	r->toplevel = ga_xstrdup(top);
-	wo->toplevel = r->toplevel;
-	wo->pathspec_env.bare = !workdir;
-
-	if ((error = config_env_bool(&nosystem, "GIT_ATTR_NOSYSTEM", 0)) < 0)
-		return error;
-	if (!nosystem)
-		wo->attr_system_file = SYSTEM_ATTRIBUTES;
-	if (config_get_string(&attrfile, r->config,
-			      "core.attributesfile") == 0 && attrfile) {
-		/*
-		 * git dies when "~" cannot be expanded (no HOME, no such
-		 * user); garchive looks for the name as it is.
-		 */
-		if (!(r->attr_global = ga_interpolate_path(attrfile, 0)))
-			r->attr_global = ga_xstrdup(attrfile);
-		/*
-		 * git has changed to the top of the work tree and opens
-		 * a relative name there; in a bare repository it stays
-		 * where it was started.
-		 */
-		if (workdir && r->attr_global[0] != '/') {
-			char *abs = ga_xstrfmt("%s/%s", top, r->attr_global);
-
-			free(r->attr_global);
-			r->attr_global = abs;
-		}
-	} else {
-		r->attr_global = default_global_attributes();
-	}
-	wo->attr_global_file = r->attr_global;
-	r->attr_info = ga_xstrfmt("%sinfo/attributes",
-				  git_repository_commondir(r->repo));
-	wo->attr_info_file = r->attr_info;
-	r->attr_info_shown = info_attributes_name(r);
-	wo->attr_info_file_shown = r->attr_info_shown;
-
-	if ((error = config_env_bool(&wo->pathspec_env.literal,
-				     "GIT_LITERAL_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.glob,
-				     "GIT_GLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.noglob,
-				     "GIT_NOGLOB_PATHSPECS", 0)) < 0 ||
-	    (error = config_env_bool(&wo->pathspec_env.icase,
-				     "GIT_ICASE_PATHSPECS", 0)) < 0)
-		return error;
-	return 0;
+	return walk_env_load(&r->walk_env, wo, r->repo, r->config);
 }
 
 static void fill_archive_args(struct run *r, struct archive_args *args,
@@ -1418,64 +898,10 @@ static void run_release(struct run *r)
 	cli_global_release(&r->global);
 	free(r->cwd_prefix);
 	free(r->output_path);
-	free(r->attr_global);
-	free(r->attr_info);
-	free(r->attr_info_shown);
-	free(r->toplevel);
+	walk_env_free(r->walk_env);
 	free(r->dubious);
 	output_release(&r->out);
 	remote_free_arguments(r->sent_args, r->nr_sent_args);
-}
-
-/*
- * `garchive help` and `--help` show the manual with man(1), as `git help`
- * does.  Run from its build tree, garchive shows the page beside it
- * (man -l), the one that matches the binary.  Installed, it puts its own
- * <prefix>/share/man in front of MANPATH, as git does with its mandir,
- * so `man garchive` finds the page whatever the prefix; the trailing
- * colon keeps man's usual search path after it.  Returns only on failure,
- * with git's messages.
- */
-static int show_manual(const char *argv0)
-{
-	const char *old_manpath = getenv("MANPATH");
-	char exe[PATH_MAX], mandir[PATH_MAX], *slash, *path = NULL;
-	char *manpath = NULL;
-	static const char *const man_page[] = { "man", "garchive", NULL };
-	int err;
-
-	if (!realpath("/proc/self/exe", exe) &&
-	    !(argv0 && strchr(argv0, '/') && realpath(argv0, exe)))
-		exe[0] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash) {
-		*slash = '\0';
-		path = ga_xstrfmt("%s/Documentation/garchive.1", exe);
-		if (access(path, R_OK) == 0) {
-			const char *argv[] = { "man", "-l", path, NULL };
-
-			child_exec_instead(argv);
-			goto failed;
-		}
-		free(path);
-		path = ga_xstrfmt("%s/../share/man", exe);
-		if (realpath(path, mandir)) {
-			free(path);
-			path = ga_xstrfmt("%s/man1/garchive.1", mandir);
-			if (access(path, R_OK) == 0) {
-				manpath = ga_xstrfmt("%s:%s", mandir,
-					old_manpath ? old_manpath : "");
-				setenv("MANPATH", manpath, 1);
-			}
-		}
-	}
-	child_exec_instead(man_page);
-failed:
-	err = errno;
-	free(path);
-	free(manpath);
-	ga_warning("failed to exec 'man': %s", strerror(err));
-	return ga_error_set("no man viewer handled the request");
 }
 
 /*
@@ -1646,7 +1072,7 @@ int main(int argc, char **argv)
 			print_version();
 			break;
 		case CLI_HELP:
-			error = show_manual(argc > 0 ? argv[0] : NULL);
+			error = help_show_manual(argc > 0 ? argv[0] : NULL);
 			break;
 		case CLI_UPLOAD_ARCHIVE:
 			error = run_upload_archive(&r);

@@ -17,7 +17,7 @@
 struct attr_value;
 
 /*
- * The environment switches, read by the caller (main) and passed in.
+ * The environment switches, read by the caller and passed in.
  * `bare`: there is no work tree; `toplevel` is then the git directory
  * (git names it in the "outside repository" message) and an absolute
  * path is always outside.

@@ -15,7 +15,6 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
-#include "garchive/walk.h"
 #include "ustar.h"
 
 #include <inttypes.h>

@@ -13,7 +13,6 @@
 #include "garchive/common.h"
 #include "garchive/filter.h"
 #include "garchive/format.h"
-#include "garchive/walk.h"
 #include "bytesrc.h"
 #include "progress.h"
 #include "recompress.h"

@@ -13,7 +13,7 @@
  * every tree and checks every blob exists.  Both checks run here first,
  * with git's messages, so a broken repository fails the same way.
  */
-#include "garchive/walk.h"
+#include "walk-int.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "garchive/cli.h"
@@ -55,106 +55,10 @@
 #define WALK_PREFETCH_BUDGET		((size_t)2 << 20)
 #define WALK_MAX_THREADS	64
 
-/*
- * git parses the attribute files (and prints its warnings about them)
- * once per "attribute check": archive.c has one for export-ignore and
- * export-subst, convert.c one for the conversion attributes, zip's
- * text detection one for "diff", and pathspecs their own.  Each gets
- * its own stack here, so warnings come out as often and in the order
- * git prints them.
- */
-enum attr_check_kind {
-	CHECK_ARCHIVE,
-	CHECK_CONVERT,
-	CHECK_DIFF,
-	CHECK_PATHSPEC,		/* :(attr:) items while walking */
-	CHECK_VALIDATE,		/* :(attr:) items while validating */
-	CHECK_NR
-};
-
 enum { A_EXPORT_IGNORE, A_EXPORT_SUBST, A_ARCHIVE_NR };
 
 static const char *const archive_attr_names[A_ARCHIVE_NR] = {
 	"export-ignore", "export-subst"
-};
-static const char *const diff_attr_names[1] = { "diff" };
-
-/* A submodule to walk where its tree would sort (--recurse-submodules). */
-struct held_gitlink {
-	struct rawtree_entry te;	/* points into its frame's tree */
-	struct walk_gitlink found;
-};
-
-/* A tree being walked. */
-struct frame {
-	git_odb_object *obj;	/* the raw tree; entries point into it */
-	struct rawtree_iter iter;
-	size_t rel_len;		/* length of its path in walk->rel, with '/' */
-	int emitted;		/* its directory entry was produced */
-	char oid_hex[GA_OID_MAX_HEXSZ + 1];
-	/* Submodules waiting for their place, in tree order. */
-	struct held_gitlink *gitlinks;
-	size_t nr_gitlinks, alloc_gitlinks;
-	struct rawtree_entry ahead;	/* read, not yet handled */
-	int have_ahead;
-};
-
-/* A blob handed out piecewise: a loose object's stream, or memory. */
-struct blob_stream {
-	struct entry_stream base;
-	struct odb_stream *odb_stream;
-	git_odb_object *obj;
-	size_t pos;
-	const char *oid_hex;
-};
-
-/* A large blob handed on unread (see struct entry_deferred). */
-struct deferred_blob {
-	struct entry_deferred base;
-	git_odb *odb;			/* the walk's; thread-safe for reads */
-	git_oid id;
-	char oid_hex[GA_OID_MAX_HEXSZ + 1];
-};
-
-enum walk_phase { PHASE_PREFIX, PHASE_TREE, PHASE_EXTRAS, PHASE_DONE };
-
-struct walk {
-	git_repository *repo;
-	git_odb *odb;
-	const struct walk_options *opts;
-	const struct treeish *treeish;
-	struct pathspec *ps;
-	struct attr_stack *attrs[CHECK_NR];
-	struct convert *conv;
-	struct subst *subst;
-	struct prefetch *pf;		/* NULL in serial mode */
-	struct prefetch_options pf_opts;
-	uint64_t big_file_threshold;
-	size_t prefix_len;
-
-	enum walk_phase phase;
-	struct frame *frames;
-	size_t depth, alloc_frames;	/* frames[0 .. depth-1] are open */
-	struct ga_buf rel;		/* path of the current entry, relative */
-	struct rawtree_entry pending;	/* non-dir entry waiting for its dirs */
-	int have_pending;
-	size_t hashsz;			/* bytes of an object id */
-	size_t extra_next;
-
-	/* The entry handed out last, and what it owns. */
-	struct archive_entry entry;
-	struct ga_buf path;
-	char oid_hex[GA_OID_MAX_HEXSZ + 1];
-	git_odb_object *obj;
-	struct ga_buf content;
-	struct blob_stream stream;
-	struct convert_meta meta;
-	char treeish_hex[GA_OID_MAX_HEXSZ + 1];
-
-	/* --recurse-submodules: the submodule being walked, if any. */
-	struct walk *inner;
-	struct archive_entry *inner_entry;	/* its next entry, held */
-	struct ga_buf ps_buf;		/* paths as pathspecs see them */
 };
 
 static int is_dir_mode(uint32_t mode)
@@ -178,113 +82,6 @@ static const char *ps_path(struct walk *w, const char *rel)
 	return w->ps_buf.ptr;
 }
 
-/* ---- attributes ---- */
-
-/*
- * Read "<dir>/.gitattributes" from the archived tree: what git's
- * in-memory index holds when --worktree-attributes is not given.
- */
-static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
-{
-	struct walk *w = payload;
-	struct rawtree_entry te;
-	git_odb_object *obj = NULL;
-	char *path;
-	int error;
-
-	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
-		    : ga_xstrdup(".gitattributes");
-	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
-			       w->hashsz);
-	free(path);
-	if (error == GA_ECORRUPT)
-		return error;
-	if (error < 0) {
-		ga_error_clear();
-		return GA_ENOTFOUND;
-	}
-	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK)
-		return GA_ENOTFOUND;
-	if ((error = git_odb_read(&obj, w->odb, &te.id)) < 0) {
-		if (odb_corrupt_error(error) < 0)
-			return GA_ECORRUPT;
-		git_error_clear();
-		return GA_ENOTFOUND;
-	}
-	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
-	git_odb_object_free(obj);
-	return 0;
-}
-
-/*
- * With --worktree-attributes git reads the files of the work tree.  It
- * has changed to the top of the work tree, so the paths it asks for are
- * taken from there even when the archived tree is a subdirectory.
- */
-static int read_worktree_attrs(struct ga_buf *out, const char *dir,
-			       void *payload)
-{
-	struct walk *w = payload;
-	const char *top = git_repository_workdir(w->repo);
-	char *path;
-	int error;
-
-	if (!top)
-		return GA_ENOTFOUND;
-	path = *dir ? ga_xstrfmt("%s%s/.gitattributes", top, dir)
-		    : ga_xstrfmt("%s.gitattributes", top);
-	error = attr_read_file_as(out, path, path + strlen(top), 1);
-	free(path);
-	return error;
-}
-
-static int new_stack(struct walk *w, enum attr_check_kind kind,
-		     attr_read_fn read_dir, int worktree)
-{
-	const struct walk_options *o = w->opts;
-	struct attr_stack_options ao = { 0 };
-	int ignore_case = 0;
-
-	ao.system_file = o->attr_system_file;
-	ao.global_file = o->attr_global_file;
-	ao.info_file = o->attr_info_file;
-	ao.info_file_shown = o->attr_info_file_shown;
-	ao.read_dir = read_dir;
-	ao.worktree = worktree;
-	ao.payload = w;
-	if (config_get_bool(&ignore_case, o->config, "core.ignorecase") < 0) {
-		ga_error_clear();
-		ignore_case = 0;
-	}
-	ao.ignore_case = ignore_case;
-	return attr_stack_new(&w->attrs[kind], &ao);
-}
-
-static int setup_attrs(struct walk *w)
-{
-	int wt = w->opts->worktree_attributes;
-	attr_read_fn reader = wt ? read_worktree_attrs : read_tree_attrs;
-	int bare = !git_repository_workdir(w->repo);
-	int error, kind;
-
-	for (kind = 0; kind < CHECK_VALIDATE; kind++)
-		if ((error = new_stack(w, kind, reader, wt)) < 0)
-			return error;
-	/*
-	 * git 2.39 validates pathspecs before it points attribute lookups
-	 * at the archived tree: :(attr:) items see the work tree's files.
-	 */
-	return new_stack(w, CHECK_VALIDATE, bare ? NULL : read_worktree_attrs,
-			 1);
-}
-
-static int lookup(struct attr_value *out, struct walk *w,
-		  enum attr_check_kind kind, const char *path, int is_dir,
-		  const char *const *names, size_t nr)
-{
-	return attr_check(out, w->attrs[kind], path, is_dir, names, nr);
-}
-
 /* What the pathspec matcher is told about an entry's type. */
 static int pathspec_kind(uint32_t mode)
 {
@@ -296,65 +93,6 @@ static int pathspec_kind(uint32_t mode)
 static int attr_is_set(const struct attr_value *v)
 {
 	return v->state == ATTR_SET;
-}
-
-/* Callbacks for :(attr:...) pathspecs, walking and validating. */
-static int pathspec_attrs(struct attr_value *out, const char *path,
-			  int is_dir, const char *const *names, size_t nr,
-			  void *payload)
-{
-	return lookup(out, payload, CHECK_PATHSPEC, path, is_dir, names, nr);
-}
-
-static int validate_attrs(struct attr_value *out, const char *path,
-			  int is_dir, const char *const *names, size_t nr,
-			  void *payload)
-{
-	return lookup(out, payload, CHECK_VALIDATE, path, is_dir, names, nr);
-}
-
-static enum entry_text diff_text(struct walk *w, const struct attr_value *diff)
-{
-	char *key;
-	int binary, error;
-
-	switch (diff->state) {
-	case ATTR_SET:
-		return ENTRY_TEXT;
-	case ATTR_UNSET:
-		return ENTRY_BINARY;
-	case ATTR_VALUE:
-		key = ga_xstrfmt("diff.%s.binary", diff->value);
-		error = config_get_bool(&binary, w->opts->config, key);
-		free(key);
-		if (error < 0) {
-			ga_error_clear();
-			return ENTRY_TEXT_SNIFF;
-		}
-		return binary ? ENTRY_BINARY : ENTRY_TEXT;
-	default:
-		return ENTRY_TEXT_SNIFF;
-	}
-}
-
-/*
- * The zip "text" bit follows the diff attribute: set means text, unset
- * (or the binary macro) means binary, a driver decides through
- * diff.<driver>.binary, and anything else leaves it to the content.
- */
-static int text_hint(enum entry_text *out, struct walk *w, const char *path)
-{
-	struct attr_value diff = { 0 };
-	int error;
-
-	*out = ENTRY_TEXT_SNIFF;
-	if (!w->opts->want_text_hint)
-		return 0;
-	if ((error = lookup(&diff, w, CHECK_DIFF, path, 0, diff_attr_names,
-			    1)) < 0)
-		return error;
-	*out = diff_text(w, &diff);
-	return 0;
 }
 
 /* ---- the checks git makes before writing ---- */
@@ -564,7 +302,7 @@ static int run_checks(struct walk *w)
 		st.unmatched = nr;
 	}
 	ga_buf_puts(&rel, "");
-	st.match_attrs = validate_attrs;
+	st.match_attrs = walk_validate_attrs;
 	error = check_tree(&st, &w->treeish->tree_id, &rel);
 	/*
 	 * An :(attr:) item that matches nothing by the work tree's
@@ -575,7 +313,7 @@ static int run_checks(struct walk *w)
 	 * there, so look again before giving up.
 	 */
 	if (!error && st.unmatched) {
-		st.match_attrs = pathspec_attrs;
+		st.match_attrs = walk_pathspec_attrs;
 		error = check_tree(&st, &w->treeish->tree_id, &rel);
 	}
 	for (i = 0; !error && i < nr; i++)
@@ -698,12 +436,12 @@ int walk_new(struct walk **out, git_repository *repo,
 	}
 	if ((error = read_threshold(w)) < 0)
 		goto fail;
-	if ((error = setup_attrs(w)) < 0)
+	if ((error = walk_attr_setup(w)) < 0)
 		goto fail;
 	if (opts->nr_pathspecs &&
 	    (error = pathspec_parse(&w->ps, opts->pathspecs,
 				    opts->nr_pathspecs, opts->toplevel,
-				    &opts->pathspec_env)) < 0)
+				    opts->pathspec_env)) < 0)
 		goto fail;
 	if ((error = run_checks(w)) < 0)
 		goto fail;
@@ -843,8 +581,9 @@ static int prepare_conversion(struct attr_value *attrs, struct walk *w,
 	const char *workdir;
 	int error;
 
-	if ((error = lookup(attrs, w, CHECK_CONVERT, rel, 0,
-			    convert_attr_names, CONVERT_ATTR_NR)) < 0)
+	if ((error = walk_attr_lookup(attrs, w, CHECK_CONVERT, rel, 0,
+				      convert_attr_names,
+				      CONVERT_ATTR_NR)) < 0)
 		return error;
 	if (w->conv)
 		return 0;
@@ -980,8 +719,9 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	int gitlink = mode == WALK_MODE_GITLINK;
 	int subst, error = 0;
 
-	if ((error = lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr, gitlink,
-			    archive_attr_names, A_ARCHIVE_NR)) < 0)
+	if ((error = walk_attr_lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr,
+				      gitlink, archive_attr_names,
+				      A_ARCHIVE_NR)) < 0)
 		return error;
 	if (attr_is_set(&attrs[A_EXPORT_IGNORE]))
 		return GA_ENOTFOUND;
@@ -1021,7 +761,7 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	if (error < 0)
 		return error;
 	/* zip looks "diff" up after the content is ready, as git does. */
-	return text_hint(&w->entry.text, w, w->rel.ptr);
+	return walk_text_hint(&w->entry.text, w, w->rel.ptr);
 }
 
 /*
@@ -1035,8 +775,8 @@ static int dir_wanted(struct walk *w)
 
 	if (w->ps && !pathspec_may_match_inside(w->ps, ps_path(w, w->rel.ptr)))
 		return 0;
-	if ((error = lookup(&ignore, w, CHECK_ARCHIVE, w->rel.ptr, 1,
-			    archive_attr_names, 1)) < 0)
+	if ((error = walk_attr_lookup(&ignore, w, CHECK_ARCHIVE, w->rel.ptr,
+				      1, archive_attr_names, 1)) < 0)
 		return error;
 	return !attr_is_set(&ignore);
 }
@@ -1244,7 +984,7 @@ static int next_tree_entry(struct walk *w, struct archive_entry **out)
 		if (w->ps) {
 			error = pathspec_match(w->ps, ps_path(w, w->rel.ptr),
 					       pathspec_kind(te.mode),
-					       pathspec_attrs, w);
+					       walk_pathspec_attrs, w);
 			if (error < 0)
 				return error;
 			if (!error)
@@ -1298,7 +1038,7 @@ static int extra_entry(struct walk *w)
 	 */
 	attr_path = w->path.len > w->prefix_len ? w->path.ptr + w->prefix_len
 						: "";
-	return text_hint(&w->entry.text, w, attr_path);
+	return walk_text_hint(&w->entry.text, w, attr_path);
 }
 
 int walk_next(struct archive_entry **out, struct walk *w)

@@ -10,7 +10,6 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
-#include "garchive/walk.h"
 
 #include <pthread.h>
 #include <stdlib.h>

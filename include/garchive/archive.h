@@ -4,7 +4,8 @@
  * A writer turns walk entries into the bytes of one format and pushes
  * them into a sink.  It does no I/O of its own and reads no clock,
  * locale, config or environment: everything it needs is in
- * struct archive_args.
+ * struct archive_args.  Its input, struct archive_entry, is what the
+ * walk (walk.h) produces.
  */
 #ifndef GARCHIVE_ARCHIVE_H
 #define GARCHIVE_ARCHIVE_H
@@ -14,7 +15,68 @@
 #include <time.h>
 
 struct sink;
-struct archive_entry;
+
+/* Canonical modes, as git writes them after reading a tree. */
+#define WALK_MODE_FILE		0100644
+#define WALK_MODE_EXEC		0100755
+#define WALK_MODE_SYMLINK	0120000
+#define WALK_MODE_DIR		0040000
+#define WALK_MODE_GITLINK	0160000
+
+/* The zip "text" bit: from the diff attribute, else sniff the content. */
+enum entry_text { ENTRY_TEXT_SNIFF = 0, ENTRY_TEXT, ENTRY_BINARY };
+
+/*
+ * A blob read in pieces (above core.bigFileThreshold, unconverted).
+ * read() fills up to `cap` bytes, sets *nread (0 at the end) and returns
+ * 0 or GA_EARCHIVE/GA_ERROR.
+ */
+struct entry_stream {
+	int (*read)(struct entry_stream *s, unsigned char *buf, size_t cap,
+		    size_t *nread);
+};
+
+/*
+ * A large blob handed on unread (see walk_options.defer_above), so that
+ * a writer can read it when it has room, on any of its threads, while
+ * the walk goes on.  load() reads it: on success it sets *data, *len,
+ * *owner and *release as a taken entry->data (see below), and the
+ * caller calls release(owner) once done; on failure it returns the
+ * error the walk's own read would have given.  A writer that keeps the
+ * entry's `deferred` sets that to NULL and calls free() once; the walk
+ * must outlive it.
+ */
+struct entry_deferred {
+	int (*load)(struct entry_deferred *d, const unsigned char **data,
+		    uint64_t *len, void **owner, void (**release)(void *owner));
+	void (*free)(struct entry_deferred *d);
+};
+
+struct archive_entry {
+	const char *path;	/* full archive path; dirs and gitlinks end in '/' */
+	size_t path_len;
+	uint32_t mode;		/* one of the WALK_MODE_* values */
+	const char *oid_hex;	/* object id (fake for extra files), for pax names */
+	uint64_t size;		/* bytes of content; 0 for dirs/gitlinks */
+	/*
+	 * Content: symlink target or file bytes, after conversion.  NULL for
+	 * directories, gitlinks and streamed files.  When `data_release` is
+	 * set a writer may keep the bytes beyond add() without a copy: it
+	 * takes `data_owner` and `data_release`, sets entry->data_release
+	 * to NULL, and calls data_release(data_owner) once done with them.
+	 */
+	unsigned char *data;
+	void *data_owner;
+	void (*data_release)(void *owner);
+	struct entry_stream *stream;	/* non-NULL only for streamed files */
+	/*
+	 * Non-NULL for a deferred file: `data` is NULL and `size` is the
+	 * blob's, whose bytes are the content (nothing converts them).
+	 */
+	struct entry_deferred *deferred;
+	enum entry_text text;
+	int is_extra;		/* from --add-file/--add-virtual-file */
+};
 
 struct archive_args {
 	int64_t mtime;		/* archive time for every entry */

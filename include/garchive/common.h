@@ -3,9 +3,9 @@
  *
  * - The error slot.  A function that fails calls ga_error_set() (or one of
  *   its siblings), which stores a message in a thread-local slot and returns
- *   the error code, so "return ga_error_set(...)" is one line.  Callers pass
- *   the code up unchanged.  Only main.c prints the message and chooses the
- *   exit status from the code, the way git does:
+ *   the error code (errors.h), so "return ga_error_set(...)" is one line.
+ *   Callers pass the code up unchanged.  Only main.c prints the message and
+ *   chooses the exit status from the code, the way git does:
  *
  *	GA_ERROR	"fatal: <msg>", exit 128 (git's die())
  *	GA_EARCHIVE	"error: <msg>", exit 255 (git's error() inside a writer,
@@ -37,18 +37,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define GA_OK		0
-#define GA_ERROR	-1	/* runtime failure: fatal, exit 128 */
-#define GA_EUSAGE	-2	/* command-line misuse: exit 129 */
-#define GA_EARCHIVE	-3	/* failure while writing entries: exit 255 */
-#define GA_ENOTFOUND	-4	/* lookup found nothing; callers branch on it */
-#define GA_ITEROVER	-31	/* iteration has no more items */
-/*
- * A damaged object (see above).  It also comes back through libgit2's
- * read functions from garchive's own backends, with the message in
- * libgit2's error, so it is outside libgit2's codes.
- */
-#define GA_ECORRUPT	-100
+#include "garchive/errors.h"
 
 /* Where main prints the usage text for a GA_EUSAGE error. */
 enum ga_usage_dest {

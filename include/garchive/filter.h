@@ -21,9 +21,9 @@
 
 #include <stddef.h>
 
-struct ga_buf;
+#include "garchive/errors.h"
 
-#define GA_EPIPE	-5	/* the reader of our stdout closed it */
+struct ga_buf;
 
 struct sink {
 	int (*write)(struct sink *s, const void *buf, size_t len);

@@ -22,20 +22,9 @@
 
 #include <git2/types.h>
 
-struct ga_config;
+#include "garchive/errors.h"
 
-/*
- * The remote side reported an error (side-band 3, or the stream broke
- * off), or a remote helper failed when disconnected.  The message is
- * already on stderr, as git writes it; main prints nothing more and
- * exits 1, the status of git's run_remote_archiver().
- */
-#define GA_EREMOTE	-6
-/*
- * The failure was already reported (a remote helper died; git exits 128
- * without a message of its own): main exits 128 silently.
- */
-#define GA_ESILENT	-7
+struct ga_config;
 
 struct remote_client_options {
 	const char *remote;	/* --remote value */

@@ -4,7 +4,8 @@
  * before their first non-directory entry), applies pathspecs and
  * attributes (export-ignore, export-subst), converts content (eol, ident,
  * working-tree-encoding, smudge/process filters) and then appends the
- * extra files.  What comes out is final: a writer only encodes it.
+ * extra files.  What comes out is final (struct archive_entry, in
+ * archive.h): a writer only encodes it.
  */
 #ifndef GARCHIVE_WALK_H
 #define GARCHIVE_WALK_H
@@ -14,73 +15,12 @@
 
 #include <git2/types.h>
 
-#include "pathspec.h"
+#include "garchive/archive.h"
 
 struct ga_config;
+struct pathspec_env;
 struct treeish;
 struct extra_file;
-
-/* Canonical modes, as git writes them after reading a tree. */
-#define WALK_MODE_FILE		0100644
-#define WALK_MODE_EXEC		0100755
-#define WALK_MODE_SYMLINK	0120000
-#define WALK_MODE_DIR		0040000
-#define WALK_MODE_GITLINK	0160000
-
-/* The zip "text" bit: from the diff attribute, else sniff the content. */
-enum entry_text { ENTRY_TEXT_SNIFF = 0, ENTRY_TEXT, ENTRY_BINARY };
-
-/*
- * A blob read in pieces (above core.bigFileThreshold, unconverted).
- * read() fills up to `cap` bytes, sets *nread (0 at the end) and returns
- * 0 or GA_EARCHIVE/GA_ERROR.
- */
-struct entry_stream {
-	int (*read)(struct entry_stream *s, unsigned char *buf, size_t cap,
-		    size_t *nread);
-};
-
-/*
- * A large blob handed on unread (see walk_options.defer_above), so that
- * a writer can read it when it has room, on any of its threads, while
- * the walk goes on.  load() reads it: on success it sets *data, *len,
- * *owner and *release as a taken entry->data (see below), and the
- * caller calls release(owner) once done; on failure it returns the
- * error the walk's own read would have given.  A writer that keeps the
- * entry's `deferred` sets that to NULL and calls free() once; the walk
- * must outlive it.
- */
-struct entry_deferred {
-	int (*load)(struct entry_deferred *d, const unsigned char **data,
-		    uint64_t *len, void **owner, void (**release)(void *owner));
-	void (*free)(struct entry_deferred *d);
-};
-
-struct archive_entry {
-	const char *path;	/* full archive path; dirs and gitlinks end in '/' */
-	size_t path_len;
-	uint32_t mode;		/* one of the WALK_MODE_* values */
-	const char *oid_hex;	/* object id (fake for extra files), for pax names */
-	uint64_t size;		/* bytes of content; 0 for dirs/gitlinks */
-	/*
-	 * Content: symlink target or file bytes, after conversion.  NULL for
-	 * directories, gitlinks and streamed files.  When `data_release` is
-	 * set a writer may keep the bytes beyond add() without a copy: it
-	 * takes `data_owner` and `data_release`, sets entry->data_release
-	 * to NULL, and calls data_release(data_owner) once done with them.
-	 */
-	unsigned char *data;
-	void *data_owner;
-	void (*data_release)(void *owner);
-	struct entry_stream *stream;	/* non-NULL only for streamed files */
-	/*
-	 * Non-NULL for a deferred file: `data` is NULL and `size` is the
-	 * blob's, whose bytes are the content (nothing converts them).
-	 */
-	struct entry_deferred *deferred;
-	enum entry_text text;
-	int is_extra;		/* from --add-file/--add-virtual-file */
-};
 
 struct walk;
 struct walk_options;
@@ -155,16 +95,31 @@ struct walk_options {
 	 */
 	int nested;
 	const char *rel_base;
-	/* Decided by main from the environment and config: */
+	/* Decided from the environment and config (walk_env_load()): */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
 	const char *attr_global_file;	/* core.attributesFile or XDG default */
 	const char *attr_info_file;	/* $GIT_DIR/info/attributes */
 	const char *attr_info_file_shown; /* its name in messages, or NULL */
-	struct pathspec_env pathspec_env;
+	const struct pathspec_env *pathspec_env; /* NULL: all off */
 };
 
 struct walk;
+struct walk_env;
+
+/*
+ * Fill the fields of `wo` that the environment and the configuration
+ * decide (toplevel, attr_*_file, pathspec_env), as git decides them
+ * for `repo`: GIT_ATTR_NOSYSTEM, core.attributesFile (else the XDG
+ * default), $GIT_DIR/info/attributes and the GIT_*_PATHSPECS switches.
+ * They point into *out, which the caller frees with walk_env_free()
+ * after the walk; *out is set (and must be freed) even on failure.
+ * Errors: "unable to get the top directory", a bad boolean in the
+ * environment.
+ */
+int walk_env_load(struct walk_env **out, struct walk_options *wo,
+		  git_repository *repo, const struct ga_config *cfg);
+void walk_env_free(struct walk_env *env);
 
 /*
  * Prepare a walk over `opts->treeish` in `repo`.  Validates every

@@ -11,7 +11,6 @@
 
 #include "garchive/archive.h"
 #include "garchive/filter.h"
-#include "garchive/walk.h"
 #include "../unit/memsink.h"
 
 #define HEX40 "0123456789abcdef0123456789abcdef01234567"

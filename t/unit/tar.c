@@ -10,7 +10,6 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
-#include "garchive/walk.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,6 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
-#include "garchive/walk.h"
 
 #include "gitscratch.h"
 #include "memsink.h"

@@ -1,0 +1,185 @@
+/*
+ * walk-attr.c: the attributes the walk looks up.  git parses the
+ * attribute files once per "attribute check" (see enum
+ * attr_check_kind); each check has its own stack here, reading the
+ * .gitattributes of the archived tree, or of the work tree with
+ * --worktree-attributes.
+ */
+#include "walk-int.h"
+#include "garchive/config.h"
+#include "garchive/treeish.h"
+#include "attr.h"
+#include "odb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "libgit2.h"
+
+static const char *const diff_attr_names[1] = { "diff" };
+
+/*
+ * Read "<dir>/.gitattributes" from the archived tree: what git's
+ * in-memory index holds when --worktree-attributes is not given.
+ */
+static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
+{
+	struct walk *w = payload;
+	struct rawtree_entry te;
+	git_odb_object *obj = NULL;
+	char *path;
+	int error;
+
+	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
+		    : ga_xstrdup(".gitattributes");
+	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
+			       w->hashsz);
+	free(path);
+	if (error == GA_ECORRUPT)
+		return error;
+	if (error < 0) {
+		ga_error_clear();
+		return GA_ENOTFOUND;
+	}
+	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK)
+		return GA_ENOTFOUND;
+	if ((error = git_odb_read(&obj, w->odb, &te.id)) < 0) {
+		if (odb_corrupt_error(error) < 0)
+			return GA_ECORRUPT;
+		git_error_clear();
+		return GA_ENOTFOUND;
+	}
+	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
+	git_odb_object_free(obj);
+	return 0;
+}
+
+/*
+ * With --worktree-attributes git reads the files of the work tree.  It
+ * has changed to the top of the work tree, so the paths it asks for are
+ * taken from there even when the archived tree is a subdirectory.
+ */
+static int read_worktree_attrs(struct ga_buf *out, const char *dir,
+			       void *payload)
+{
+	struct walk *w = payload;
+	const char *top = git_repository_workdir(w->repo);
+	char *path;
+	int error;
+
+	if (!top)
+		return GA_ENOTFOUND;
+	path = *dir ? ga_xstrfmt("%s%s/.gitattributes", top, dir)
+		    : ga_xstrfmt("%s.gitattributes", top);
+	error = attr_read_file_as(out, path, path + strlen(top), 1);
+	free(path);
+	return error;
+}
+
+static int new_stack(struct walk *w, enum attr_check_kind kind,
+		     attr_read_fn read_dir, int worktree)
+{
+	const struct walk_options *o = w->opts;
+	struct attr_stack_options ao = { 0 };
+	int ignore_case = 0;
+
+	ao.system_file = o->attr_system_file;
+	ao.global_file = o->attr_global_file;
+	ao.info_file = o->attr_info_file;
+	ao.info_file_shown = o->attr_info_file_shown;
+	ao.read_dir = read_dir;
+	ao.worktree = worktree;
+	ao.payload = w;
+	if (config_get_bool(&ignore_case, o->config, "core.ignorecase") < 0) {
+		ga_error_clear();
+		ignore_case = 0;
+	}
+	ao.ignore_case = ignore_case;
+	return attr_stack_new(&w->attrs[kind], &ao);
+}
+
+int walk_attr_setup(struct walk *w)
+{
+	int wt = w->opts->worktree_attributes;
+	attr_read_fn reader = wt ? read_worktree_attrs : read_tree_attrs;
+	int bare = !git_repository_workdir(w->repo);
+	int error, kind;
+
+	for (kind = 0; kind < CHECK_VALIDATE; kind++)
+		if ((error = new_stack(w, kind, reader, wt)) < 0)
+			return error;
+	/*
+	 * git 2.39 validates pathspecs before it points attribute lookups
+	 * at the archived tree: :(attr:) items see the work tree's files.
+	 */
+	return new_stack(w, CHECK_VALIDATE, bare ? NULL : read_worktree_attrs,
+			 1);
+}
+
+int walk_attr_lookup(struct attr_value *out, struct walk *w,
+		     enum attr_check_kind kind, const char *path, int is_dir,
+		     const char *const *names, size_t nr)
+{
+	return attr_check(out, w->attrs[kind], path, is_dir, names, nr);
+}
+
+
+
+/* Callbacks for :(attr:...) pathspecs, walking and validating. */
+int walk_pathspec_attrs(struct attr_value *out, const char *path,
+			int is_dir, const char *const *names, size_t nr,
+			void *payload)
+{
+	return walk_attr_lookup(out, payload, CHECK_PATHSPEC, path, is_dir, names, nr);
+}
+
+int walk_validate_attrs(struct attr_value *out, const char *path,
+			int is_dir, const char *const *names, size_t nr,
+			void *payload)
+{
+	return walk_attr_lookup(out, payload, CHECK_VALIDATE, path, is_dir, names, nr);
+}
+
+static enum entry_text diff_text(struct walk *w, const struct attr_value *diff)
+{
+	char *key;
+	int binary, error;
+
+	switch (diff->state) {
+	case ATTR_SET:
+		return ENTRY_TEXT;
+	case ATTR_UNSET:
+		return ENTRY_BINARY;
+	case ATTR_VALUE:
+		key = ga_xstrfmt("diff.%s.binary", diff->value);
+		error = config_get_bool(&binary, w->opts->config, key);
+		free(key);
+		if (error < 0) {
+			ga_error_clear();
+			return ENTRY_TEXT_SNIFF;
+		}
+		return binary ? ENTRY_BINARY : ENTRY_TEXT;
+	default:
+		return ENTRY_TEXT_SNIFF;
+	}
+}
+
+/*
+ * The zip "text" bit follows the diff attribute: set means text, unset
+ * (or the binary macro) means binary, a driver decides through
+ * diff.<driver>.binary, and anything else leaves it to the content.
+ */
+int walk_text_hint(enum entry_text *out, struct walk *w, const char *path)
+{
+	struct attr_value diff = { 0 };
+	int error;
+
+	*out = ENTRY_TEXT_SNIFF;
+	if (!w->opts->want_text_hint)
+		return 0;
+	if ((error = walk_attr_lookup(&diff, w, CHECK_DIFF, path, 0, diff_attr_names,
+			    1)) < 0)
+		return error;
+	*out = diff_text(w, &diff);
+	return 0;
+}
