@@ -11,7 +11,9 @@
  * reserves it against the budget, which also counts the blob the walk
  * took last until the walk asks for the next one.  It waits while the
  * bytes would not fit, unless its job is at the head of the queue (the
- * walk needs it next) and the walk holds nothing.  So at most the
+ * walk needs it next) and the walk holds nothing.  A job no worker
+ * has started when the walk needs it is left to the walk, which reads
+ * it itself rather than wait.  So at most the
  * budget is read ahead, or one blob larger than it once the walk has
  * let go of the previous one, as git holds one blob at a time.  Two
  * exceptions keep a core from idling while a large blob inflates: a
@@ -48,6 +50,13 @@
  */
 #define PREFETCH_MAX_AHEAD_WAITING	(16 * PREFETCH_MAX_AHEAD)
 #define PREFETCH_MAX_THREADS	64
+/*
+ * A blob the walk reads itself rather than wait for a worker that has
+ * it (handing one over costs a sleep and a wakeup, about what reading a
+ * small blob costs), and how many jobs the workers then skip ahead.
+ */
+#define PREFETCH_SMALL		((size_t)64 << 10)
+#define PREFETCH_SKIP		32
 
 enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
@@ -452,6 +461,24 @@ static struct job *unqueue_head(struct prefetch *pf)
 	return job;
 }
 
+/*
+ * The walk reads the head itself: unless the workers are far enough
+ * ahead, let them start PREFETCH_SKIP jobs further on and leave those
+ * to the walk.  Called with the mutex held.
+ */
+static void skip_workers(struct prefetch *pf)
+{
+	struct job *job = pf->head;
+	int i;
+
+	for (i = 0; job && job != pf->todo && i < PREFETCH_SKIP; i++)
+		job = job->next;
+	if (job != pf->todo)
+		return;		/* the workers are ahead already */
+	for (i = 0; pf->todo && pf->todo->next && i < PREFETCH_SKIP; i++)
+		pf->todo = pf->todo->next;
+}
+
 /* Drop the head, which the walk skipped.  Called with the mutex held. */
 static void drop_head(struct prefetch *pf)
 {
@@ -496,6 +523,29 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 			return 0;
 	}
 	job = pf->head;
+	if (job->state == JOB_QUEUED ||
+	    (job->state == JOB_RUNNING &&
+	     job->reserved <= PREFETCH_SMALL)) {
+		/*
+		 * No worker has started it (all busy, or not woken yet on
+		 * a busy machine), or one is reading a small blob: reading
+		 * it here costs no more than waiting, where handing each
+		 * small blob over costs a sleep and a wakeup.  The workers
+		 * skip on past the next few jobs, which the walk reads
+		 * meanwhile, so that they are not always one blob behind.
+		 */
+		int running = job->state == JOB_RUNNING;
+
+		unqueue_head(pf);
+		if (running)
+			job->dropped = 1;	/* its worker frees it */
+		skip_workers(pf);
+		pthread_mutex_unlock(&pf->mutex);
+		if (!running)
+			job_free(job);
+		scout(pf);
+		return 0;
+	}
 	while (job->state != JOB_DONE) {
 		if (scout_while_waiting(pf)) {
 			pthread_mutex_unlock(&pf->mutex);

@@ -60,7 +60,8 @@ int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
 
 /*
  * The blob `oid` of the walk's next entry with content.  Returns 1 with
- * *out filled, 0 when it was not read ahead (the caller reads it), or
+ * *out filled, 0 when it was not read ahead or no worker has started
+ * it yet (the caller reads it), or
  * the error of the worker's read (see prefetch_blob_unreadable).
  */
 int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,

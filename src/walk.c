@@ -378,6 +378,12 @@ static int start_prefetch(struct walk *w)
 	/* One thread: the walk reads each blob itself, as git does. */
 	if (threads <= 1)
 		return 0;
+	/*
+	 * The walk is one of the threads that read: it reads a blob itself
+	 * when no worker has started it (see prefetch_take), so a worker
+	 * per CPU would leave more threads reading than cores.
+	 */
+	threads--;
 	w->pf_opts.tree_id = &w->treeish->tree_id;
 	w->pf_opts.hashsz = w->hashsz;
 	w->pf_opts.ps = w->ps;
