@@ -15,6 +15,7 @@
 #include "garchive/format.h"
 #include "garchive/verify.h"
 #include "parse-options.h"
+#include "quote.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -360,58 +361,6 @@ static int add_file(struct pass2 *st, const char *arg)
 }
 
 /*
- * git's unquote_c_style(): `quoted` starts with '"'.  On success the
- * unquoted bytes are in `buf` and *endp points past the closing quote.
- */
-static int unquote_c_style(struct ga_buf *buf, const char *quoted,
-			   const char **endp)
-{
-	int ch, ac;
-
-	quoted++;
-	for (;;) {
-		size_t len = strcspn(quoted, "\"\\");
-
-		ga_buf_put(buf, quoted, len);
-		quoted += len;
-		switch (*quoted++) {
-		case '"':
-			*endp = quoted;
-			return 0;
-		case '\\':
-			break;
-		default:
-			return -1;
-		}
-		switch ((ch = *quoted++)) {
-		case 'a': ch = '\a'; break;
-		case 'b': ch = '\b'; break;
-		case 'f': ch = '\f'; break;
-		case 'n': ch = '\n'; break;
-		case 'r': ch = '\r'; break;
-		case 't': ch = '\t'; break;
-		case 'v': ch = '\v'; break;
-		case '\\':
-		case '"':
-			break;
-		case '0': case '1': case '2': case '3':
-			/* Exactly three octal digits, at most \377. */
-			ac = (ch - '0') << 6;
-			if ((ch = *quoted++) < '0' || ch > '7')
-				return -1;
-			ac |= (ch - '0') << 3;
-			if ((ch = *quoted++) < '0' || ch > '7')
-				return -1;
-			ch = ac | (ch - '0');
-			break;
-		default:
-			return -1;
-		}
-		ga_buf_putc(buf, ch);
-	}
-}
-
-/*
  * --add-virtual-file=<path>:<content>.  As in git 2.39 the cwd prefix
  * applies to <path> but --prefix does not.  A quoted path that unquotes
  * to nothing keeps its quotes, and one with a NUL ends there, because
@@ -426,7 +375,7 @@ static int add_virtual_file(struct pass2 *st, const char *arg)
 
 	if (*p != '"')
 		p = strchr(p, ':');
-	else if (unquote_c_style(&buf, p, &p) < 0) {
+	else if (ga_unquote_c(&buf, p, &p) < 0) {
 		ga_buf_release(&buf);
 		return ga_error_set("unclosed quote: '%s'", arg);
 	}

@@ -8,6 +8,7 @@
 #include "tap.h"
 
 #include "garchive/common.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <fcntl.h>
