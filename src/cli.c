@@ -17,7 +17,6 @@
 #include "parse-options.h"
 #include "quote.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #include "parse-options.h"
 
 #include "garchive/common.h"
+#include "sane-ctype.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +133,9 @@ static int parse_short(struct parser *p)
 		if (o->kind == KIND_NUMBER)
 			numopt = o;
 	}
-	if (!numopt || !isdigit((unsigned char)*p->opt))
+	if (!numopt || !ga_isdigit((unsigned char)*p->opt))
 		return STEP_UNKNOWN;
-	for (len = 1; isdigit((unsigned char)p->opt[len]); len++)
+	for (len = 1; ga_isdigit((unsigned char)p->opt[len]); len++)
 		;
 	digits = ga_xstrndup(p->opt, len);
 	p->opt = p->opt[len] ? p->opt + len : NULL;
