@@ -2,7 +2,7 @@
  * Fuzz the configuration reader (src/config.c), the largest parser
  * garchive has: the input, split at the first NUL, is a config file
  * (read as the system file) and the value of GIT_CONFIG_PARAMETERS.
- * Every entry is walked and parsed as a boolean and as the integers,
+ * Every entry is walked and parsed as a boolean and as the integers (int, int64),
  * and a few names are looked up.  Includes are followed as git follows
  * them; relative ones point into the scratch directory.
  */
@@ -24,7 +24,6 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 
 static int check_entry(const struct config_entry *e, void *payload)
 {
-	unsigned long ul;
 	int64_t i64;
 	int b, i;
 
@@ -34,7 +33,6 @@ static int check_entry(const struct config_entry *e, void *payload)
 	config_parse_bool(&b, e->name, e->value);
 	config_parse_int(&i, e->name, e->value);
 	config_parse_int64(&i64, e->name, e->value);
-	config_parse_ulong(&ul, e->name, e->value);
 	ga_error_clear();
 	return 0;
 }
