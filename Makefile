@@ -148,6 +148,8 @@ ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 check-asan: $(TEST_CLOCK)
 	$(MAKE) BUILD=$(ASAN_DIR) CC=clang CFLAGS='$(ASAN_CFLAGS)' \
 		LDFLAGS='-fsanitize=address,undefined' all unit
+	@# garchive --help looks for Documentation/ beside the binary.
+	ln -sfn $(CURDIR)/Documentation $(ASAN_DIR)/Documentation
 	GARCHIVE_BUILD_DIR=$(CURDIR)/$(ASAN_DIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/t/lsan.supp:print_suppressions=0 \
