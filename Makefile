@@ -4,9 +4,11 @@
 #   make deps-dev   also what check-asan, valgrind, fuzz and doc need
 #   make            build ./garchive
 #   make test       build, then run the whole test suite under prove
-#   make check-asan the test suite under AddressSanitizer + UBSan
+#   make check-asan the test suite under AddressSanitizer + UBSan, built
+#                   in build/asan (the normal build is left alone)
 #   make valgrind   unit tests and a subset of the suite under memcheck
-#   make fuzz       every libFuzzer target for FUZZ_SECONDS (clang)
+#   make fuzz       every libFuzzer target for FUZZ_SECONDS (clang), built
+#                   in build/fuzz and run by t/fuzz/run
 #   make install    PREFIX=/usr/local DESTDIR=  (and make uninstall):
 #                   garchive, git garchive, garchive-release, the manual
 #                   page and bash completion
@@ -15,6 +17,10 @@
 #
 # Sources are found by wildcard: a new src/*.c, t/unit/*.c or t/t*.sh
 # needs no change here.
+#
+# BUILD=dir puts the objects, the library, garchive and the unit tests
+# under dir instead of in place (check-asan uses build/asan); the test
+# scripts find that garchive through GARCHIVE_BUILD_DIR.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -46,11 +52,14 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 ALL_LDFLAGS = -pthread $(LDFLAGS)
 ALL_LIBS = $(DEPS_LIBS) $(LIBS)
 
+BUILD ?=
+O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
+
 SRCS := $(sort $(wildcard src/*.c))
-OBJS := $(SRCS:.c=.o)
-LIB_OBJS := $(filter-out src/main.o,$(OBJS))
+OBJS := $(addprefix $(O),$(SRCS:.c=.o))
+LIB_OBJS := $(filter-out $(O)src/main.o,$(OBJS))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
-UNIT_TESTS := $(UNIT_SRCS:.c=.t)
+UNIT_TESTS := $(addprefix $(O),$(UNIT_SRCS:.c=.t))
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
 
 PROVE ?= prove
@@ -73,20 +82,22 @@ DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 .PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
 	clean install uninstall doc bench
 
-all: garchive
+all: $(O)garchive
 
-garchive: src/main.o libgarchive.a
-	$(CC) $(ALL_LDFLAGS) -o $@ src/main.o libgarchive.a $(ALL_LIBS)
+$(O)garchive: $(O)src/main.o $(O)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(O)src/main.o $(O)libgarchive.a $(ALL_LIBS)
 
-libgarchive.a: $(LIB_OBJS)
+$(O)libgarchive.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+	$(if $(O),@mkdir -p $(@D))
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h libgarchive.a
-	$(CC) $(ALL_CFLAGS) -It/unit $(ALL_LDFLAGS) -o $@ $< libgarchive.a \
+$(O)t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h $(O)libgarchive.a
+	$(if $(O),@mkdir -p $(@D))
+	$(CC) $(ALL_CFLAGS) -It/unit $(ALL_LDFLAGS) -o $@ $< $(O)libgarchive.a \
 		$(ALL_LIBS)
 
 unit: $(UNIT_TESTS)
@@ -127,16 +138,24 @@ deps-dev:
 	fuzz and doc need"
 	$(call APT_INSTALL,$(DEB_PACKAGES) $(DEB_DEV_PACKAGES))
 
-# A separate build tree, so sanitizer objects never mix with normal ones.
-check-asan:
-	$(MAKE) -C . clean-objs
-	$(MAKE) CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined' \
-		LDFLAGS='-fsanitize=address,undefined' garchive unit $(TEST_CLOCK)
+# A separate build tree, so sanitizer objects never mix with normal
+# ones and the normal build stays as it was: the scripts test
+# build/asan/garchive (GARCHIVE_BUILD_DIR), the unit tests are run from
+# build/asan/t/unit.
+ASAN_DIR = build/asan
+ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=undefined
+check-asan: $(TEST_CLOCK)
+	$(MAKE) BUILD=$(ASAN_DIR) CC=clang CFLAGS='$(ASAN_CFLAGS)' \
+		LDFLAGS='-fsanitize=address,undefined' all unit
+	@# garchive --help looks for Documentation/ beside the binary.
+	ln -sfn $(CURDIR)/Documentation $(ASAN_DIR)/Documentation
+	GARCHIVE_BUILD_DIR=$(CURDIR)/$(ASAN_DIR) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/t/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
-	$(MAKE) -C . clean-objs
+		$(PROVE) $(PROVE_FLAGS) -e '' \
+		$(addprefix $(ASAN_DIR)/,$(UNIT_SRCS:.c=.t)) $(SHELL_TESTS)
 
 # Builds its input repositories under bench/work (or $BENCH_DIR) on the
 # first run, then prints a table; it asserts nothing.
@@ -144,11 +163,11 @@ bench: garchive
 	bench/run
 
 clean-objs:
-	rm -f src/*.o libgarchive.a garchive $(UNIT_TESTS)
+	rm -f $(O)src/*.o $(O)libgarchive.a $(O)garchive $(UNIT_TESTS)
 
 clean: clean-objs
-	rm -rf t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/obj t/fuzz/*-fuzzer \
-		t/fuzz/work t/valgrind/logs
+	rm -rf build t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/work \
+		t/valgrind/logs
 
 # memcheck over the unit tests and a representative subset of the shell
 # tests: t/valgrind/garchive stands in for the binary and logs each run;
@@ -181,25 +200,26 @@ valgrind: garchive unit $(TEST_CLOCK)
 	t/valgrind/check-logs t/valgrind/logs
 
 # libFuzzer targets: t/fuzz/NAME.c against the library objects built with
-# clang into t/fuzz/obj (never mixed with the normal objects).  `make
-# fuzz` runs each from a scratch copy of its seed corpus t/fuzz/NAME/ for
-# FUZZ_SECONDS; a crash fails the target and leaves the input in
-# t/fuzz/work/.
+# clang into build/fuzz (never mixed with the normal objects), as
+# build/fuzz/NAME-fuzzer.  `make fuzz` runs t/fuzz/run, which runs each
+# from a scratch copy of its seed corpus t/fuzz/NAME/ for FUZZ_SECONDS;
+# a crash fails the target and leaves the input in t/fuzz/work/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	      -pthread $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
 	      $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link
+FUZZ_DIR = build/fuzz
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
-FUZZ_TARGETS := $(FUZZ_SRCS:.c=-fuzzer)
-FUZZ_OBJS := $(patsubst src/%.c,t/fuzz/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 
-t/fuzz/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
-	@mkdir -p t/fuzz/obj
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
-t/fuzz/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
+$(FUZZ_DIR)/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -It/fuzz -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(ALL_LIBS) -pthread
 
@@ -209,26 +229,7 @@ t/fuzz/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
-	@rm -rf t/fuzz/work && mkdir -p t/fuzz/work
-	@for f in $(FUZZ_TARGETS); do \
-		n=$$(basename $$f -fuzzer); \
-		mkdir -p t/fuzz/work/$$n && \
-		cp t/fuzz/$$n/* t/fuzz/work/$$n/ 2>/dev/null; \
-		ASAN_OPTIONS=detect_leaks=1 \
-		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-			-max_len=4096 -print_final_stats=1 \
-			-artifact_prefix=t/fuzz/work/crash-$$n- \
-			t/fuzz/work/$$n >t/fuzz/work/$$n.log 2>&1; \
-		st=$$?; \
-		runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' t/fuzz/work/$$n.log); \
-		if [ $$st = 0 ]; then \
-			echo "fuzz $$n: $${runs:-?} runs in $(FUZZ_SECONDS)s, 0 crashes"; \
-		else \
-			tail -n 40 t/fuzz/work/$$n.log; \
-			echo "fuzz $$n: CRASH after $${runs:-?} runs, see t/fuzz/work/"; \
-			exit 1; \
-		fi; \
-	done
+	FUZZ_SECONDS=$(FUZZ_SECONDS) t/fuzz/run $(FUZZ_TARGETS)
 
 # The rendered manual page is committed, so that building and installing
 # need no documentation toolchain; `make doc` renders it again (always:
@@ -253,10 +254,10 @@ INSTALLED = $(BINDIR)/garchive $(BINDIR)/git-garchive \
 	    $(MANDIR)/man1/garchive.1 $(MANDIR)/man1/git-garchive.1 \
 	    $(COMPLETIONDIR)/garchive $(COMPLETIONDIR)/git-garchive
 
-install: garchive
+install: $(O)garchive
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(COMPLETIONDIR)
-	install -m 755 garchive $(DESTDIR)$(BINDIR)/garchive
+	install -m 755 $(O)garchive $(DESTDIR)$(BINDIR)/garchive
 	ln -sf garchive $(DESTDIR)$(BINDIR)/git-garchive
 	install -m 755 contrib/release/garchive-release \
 		$(DESTDIR)$(BINDIR)/garchive-release

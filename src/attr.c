@@ -29,6 +29,7 @@
 
 #include "garchive/common.h"
 #include "wildmatch.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,17 +5,18 @@
  * builtin wrapper (pass 1) knows only -o/--output, --remote and --exec,
  * keeps everything else, and never abbreviates; archive.c (pass 2) then
  * parses what is left with the full option table.  Each quirk of
- * parse-options shows in the messages and exit codes users see, so this
- * file implements the same algorithm once (parse_step() and friends,
- * driven by a table of struct optspec) and runs it with each pass's
- * table and flags.
+ * parse-options shows in the messages and exit codes users see, so the
+ * same algorithm is implemented once (parse-options.c, driven by a table
+ * of struct optspec) and this file runs it with each pass's table and
+ * flags.
  */
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "garchive/format.h"
 #include "garchive/verify.h"
+#include "parse-options.h"
+#include "quote.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -95,29 +96,6 @@ static const char completion_pass2[] =
 	" --no-output --no-worktree-attributes --no-verbose --no-list"
 	" --no-remote --no-exec\n";
 
-/* How an option takes its value, after git's OPTION_* types. */
-enum opt_kind {
-	KIND_STRING,		/* OPT_STRING: needs a value; --no-: NULL */
-	KIND_CALLBACK,		/* needs a value; --no- calls back unset */
-	KIND_COUNTUP,		/* -v: each use adds one, --no- = 0 */
-	KIND_BOOL,		/* OPT_BOOL: 1, --no- = 0 */
-	KIND_NUMBER,		/* -NUM */
-	KIND_INTEGER,		/* OPT_INTEGER */
-	KIND_OPTARG		/* PARSE_OPT_OPTARG: a value only after '=' */
-};
-
-#define OPTF_NOARG	0x1	/* PARSE_OPT_NOARG: --opt=x is an error */
-#define OPTF_NONEG	0x2	/* PARSE_OPT_NONEG: no --no-opt form */
-#define OPTF_EXT	0x4	/* garchive extension: no typo hints */
-/*
- * Only the whole name (and --no-<name>) is taken, never an abbreviation:
- * an extension whose name shares a prefix with one of git's options
- * (--progress and --prefix) must not make git's abbreviations ambiguous.
- */
-#define OPTF_EXACT	0x8
-/* Not for a --remote client: the server refuses it as git would. */
-#define OPTF_LOCAL	0x10
-
 enum opt_id {
 	OPT_ID_FORMAT,
 	OPT_ID_PREFIX,
@@ -135,14 +113,6 @@ enum opt_id {
 	OPT_ID_DIGEST,
 	OPT_ID_PROGRESS,
 	OPT_ID_RECURSE_SUBMODULES
-};
-
-struct optspec {
-	enum opt_id id;
-	char short_name;
-	const char *long_name;
-	enum opt_kind kind;
-	unsigned flags;
 };
 
 /* builtin/archive.c's local_opts. */
@@ -179,420 +149,6 @@ static const struct optspec pass2_options[] = {
 	{ OPT_ID_REMOTE, 0, "remote", KIND_STRING, 0 },
 	{ OPT_ID_EXEC, 0, "exec", KIND_STRING, 0 },
 };
-
-/* How an option was spelled, for its messages (git's opt_parsed). */
-#define SPELL_LONG	0
-#define SPELL_SHORT	0x1
-#define SPELL_UNSET	0x2
-
-/* Internal results besides 0 and the negative GA_* codes. */
-#define STEP_UNKNOWN	1	/* not an option of this table */
-
-/* Pass 1 parses with KEEP_DASHDASH | KEEP_ARGV0 | KEEP_UNKNOWN_OPT |
- * NO_INTERNAL_HELP and no usage strings; pass 2 with none of these. */
-#define PARSE_PASS1	0x1
-/* Parsing a --remote client's arguments on the server. */
-#define PARSE_REMOTE	0x2
-
-/*
- * Receives each option's value.  `arg` is NULL for flags and for the
- * --no- forms; it points into the argument vector otherwise.
- */
-typedef int (*apply_fn)(void *payload, const struct optspec *o,
-			const char *arg, int unset);
-
-struct parser {
-	const struct optspec *opts;
-	size_t nr_opts;
-	unsigned flags;
-	char **argv;		/* the arguments, without argv[0] */
-	size_t argc, pos;
-	const char *opt;	/* rest of a short cluster, or "=value" */
-	char *faked;		/* "-<rest>" of a cluster, for messages */
-	char **out;		/* copies of what the pass keeps, in order */
-	size_t nr_out, alloc_out;
-	const char *completion;
-	apply_fn apply;
-	void *payload;
-};
-
-static void keep(struct parser *p, const char *arg)
-{
-	/* one more for the NULL that ends pass1_args */
-	GA_ALLOC_GROW(p->out, p->nr_out + 2, p->alloc_out);
-	p->out[p->nr_out++] = ga_xstrdup(arg);
-	p->out[p->nr_out] = NULL;
-}
-
-/* git's optname(): how messages name the option that was used. */
-static void optname(char *buf, size_t size, const struct optspec *o,
-		    int spell)
-{
-	if (spell & SPELL_SHORT)
-		snprintf(buf, size, "switch `%c'", o->short_name);
-	else if (spell & SPELL_UNSET)
-		snprintf(buf, size, "option `no-%s'", o->long_name);
-	else
-		snprintf(buf, size, "option `%s'", o->long_name);
-}
-
-static int opt_error(const struct optspec *o, int spell, const char *what)
-{
-	char name[64];
-
-	optname(name, sizeof(name), o, spell);
-	return ga_error_usage(GA_USAGE_NONE, "%s %s", name, what);
-}
-
-/* The usage text goes where git's parse_options() would print it. */
-static int show_usage(const struct parser *p)
-{
-	/* Pass 1 has no usage strings: git prints nothing and exits 129. */
-	if (p->flags & PARSE_PASS1)
-		return ga_error_usage(GA_USAGE_NONE, NULL);
-	return ga_error_usage(GA_USAGE_STDOUT, NULL);
-}
-
-static int get_arg(struct parser *p, const struct optspec *o, int spell,
-		   const char **arg)
-{
-	if (p->opt) {
-		*arg = p->opt;
-		p->opt = NULL;
-	} else if (p->pos + 1 < p->argc) {
-		*arg = p->argv[++p->pos];
-	} else {
-		return opt_error(o, spell, "requires a value");
-	}
-	return 0;
-}
-
-/* git's get_value(): check how the option was used, then apply it. */
-static int get_value(struct parser *p, const struct optspec *o, int spell)
-{
-	int unset = spell & SPELL_UNSET;
-	const char *arg = NULL;
-	char *end;
-	int error;
-
-	if (unset && p->opt)
-		return opt_error(o, spell, "takes no value");
-	if (unset && (o->flags & OPTF_NONEG))
-		return opt_error(o, spell, "isn't available");
-	if (!(spell & SPELL_SHORT) && p->opt && (o->flags & OPTF_NOARG))
-		return opt_error(o, spell, "takes no value");
-
-	switch (o->kind) {
-	case KIND_COUNTUP:
-	case KIND_BOOL:
-		return p->apply(p->payload, o, NULL, unset);
-	case KIND_STRING:
-	case KIND_CALLBACK:
-		if (!unset && (error = get_arg(p, o, spell, &arg)) < 0)
-			return error;
-		return p->apply(p->payload, o, arg, unset);
-	case KIND_INTEGER:
-		if (unset)
-			return p->apply(p->payload, o, NULL, 1);
-		if ((error = get_arg(p, o, spell, &arg)) < 0)
-			return error;
-		if (!*arg || (strtol(arg, &end, 10), *end))
-			return opt_error(o, spell,
-					 "expects a numerical value");
-		return p->apply(p->payload, o, arg, 0);
-	case KIND_OPTARG:
-		arg = unset ? NULL : p->opt;
-		p->opt = NULL;
-		return p->apply(p->payload, o, arg, unset);
-	case KIND_NUMBER:
-		break;
-	}
-	GA_BUG("option kind without a value rule");
-}
-
-/* git's parse_short_opt(): one letter of a cluster, or -NUM digits. */
-static int parse_short(struct parser *p)
-{
-	const struct optspec *numopt = NULL;
-	size_t i, len;
-	char *digits;
-	int error;
-
-	for (i = 0; i < p->nr_opts; i++) {
-		const struct optspec *o = &p->opts[i];
-
-		if (o->short_name && o->short_name == *p->opt) {
-			p->opt = p->opt[1] ? p->opt + 1 : NULL;
-			return get_value(p, o, SPELL_SHORT);
-		}
-		/* Explicit one-digit options would win over -NUM. */
-		if (o->kind == KIND_NUMBER)
-			numopt = o;
-	}
-	if (!numopt || !isdigit((unsigned char)*p->opt))
-		return STEP_UNKNOWN;
-	for (len = 1; isdigit((unsigned char)p->opt[len]); len++)
-		;
-	digits = ga_xstrndup(p->opt, len);
-	p->opt = p->opt[len] ? p->opt + len : NULL;
-	error = p->apply(p->payload, numopt, digits, 0);
-	free(digits);
-	return error;
-}
-
-/*
- * git's parse_long_opt().  An exact name wins at once; otherwise every
- * option the word abbreviates is a candidate, and more than one is an
- * error naming the last two.  Pass 1 (KEEP_UNKNOWN_OPT) turns off plain
- * abbreviations but, as in git, not the abbreviated --no- forms, so
- * `--no-out` still resets -o there.
- */
-static int parse_long(struct parser *p, const char *arg)
-{
-	const char *arg_end = strchr(arg, '=');
-	const struct optspec *abbrev = NULL, *ambiguous = NULL;
-	int abbrev_spell = SPELL_LONG, ambiguous_spell = SPELL_LONG;
-	size_t i;
-
-	if (!arg_end)
-		arg_end = arg + strlen(arg);
-	for (i = 0; i < p->nr_opts; i++) {
-		const struct optspec *o = &p->opts[i];
-		const char *rest = NULL, *name = o->long_name;
-		int spell = SPELL_LONG, abbreviated = 0;
-
-		if (!name)
-			continue;
-		if ((o->flags & OPTF_LOCAL) && (p->flags & PARSE_REMOTE))
-			continue;
-		if (!ga_skip_prefix(arg, name, &rest) &&
-		    (o->flags & OPTF_EXACT)) {
-			if (!ga_skip_prefix(arg, "no-", &rest) ||
-			    !ga_skip_prefix(rest, name, &rest) ||
-			    (*rest && *rest != '='))
-				continue;
-			spell = SPELL_UNSET;
-		} else if (!rest) {
-			if (!(p->flags & PARSE_PASS1) &&
-			    !strncmp(name, arg, arg_end - arg)) {
-				abbreviated = 1;
-			} else if (o->flags & OPTF_NONEG) {
-				continue;
-			} else if (ga_starts_with("no-", arg)) {
-				/* "--n", "--no", "--no-": every negation */
-				spell = SPELL_UNSET;
-				abbreviated = 1;
-			} else if (!ga_starts_with(arg, "no-")) {
-				continue;
-			} else {
-				spell = SPELL_UNSET;
-				if (!ga_skip_prefix(arg + 3, name, &rest)) {
-					if (!ga_starts_with(name, arg + 3))
-						continue;
-					abbreviated = 1;
-				}
-			}
-		}
-		if (abbreviated) {
-			if (abbrev) {
-				ambiguous = abbrev;
-				ambiguous_spell = abbrev_spell;
-			}
-			if (!(spell & SPELL_UNSET) && *arg_end)
-				p->opt = arg_end + 1;
-			abbrev = o;
-			abbrev_spell = spell;
-			continue;
-		}
-		if (*rest) {
-			if (*rest != '=')
-				continue;
-			p->opt = rest + 1;
-		}
-		return get_value(p, o, spell);
-	}
-
-	if (ambiguous) {
-		int dest = p->flags & PARSE_PASS1 ? GA_USAGE_NONE
-						  : GA_USAGE_STDOUT;
-		const char *no1 = ambiguous_spell & SPELL_UNSET ? "no-" : "";
-		const char *no2 = abbrev_spell & SPELL_UNSET ? "no-" : "";
-
-		return ga_error_usage(dest, "ambiguous option: %s "
-				      "(could be --%s%s or --%s%s)", arg,
-				      no1, ambiguous->long_name,
-				      no2, abbrev->long_name);
-	}
-	if (abbrev)
-		return get_value(p, abbrev, abbrev_spell);
-	return STEP_UNKNOWN;
-}
-
-/*
- * git's check_typos(): a single-dash word that could be a long option
- * ("-list", "-no-foo") is refused rather than read as a cluster.
- */
-static int check_typos(const struct parser *p, const char *arg)
-{
-	size_t i;
-
-	if (strlen(arg) < 3)
-		return 0;
-	if (ga_starts_with(arg, "no-"))
-		goto typo;
-	for (i = 0; i < p->nr_opts; i++) {
-		const struct optspec *o = &p->opts[i];
-
-		if (o->long_name && !(o->flags & OPTF_EXT) &&
-		    ga_starts_with(o->long_name, arg))
-			goto typo;
-	}
-	return 0;
-typo:
-	return ga_error_usage(GA_USAGE_NONE,
-			      "did you mean `--%s` (with two dashes)?", arg);
-}
-
-/*
- * garchive's own options before the subcommand's are unknown to git's
- * parser after them: git's message, and a hint saying where they go.
- */
-static int misplaced_global(const char *arg, const char *opt)
-{
-	if (arg[1] != '-' && opt == arg + 1 && *opt == 'c')
-		return ga_error_hint("-c <name>=<value> is garchive's own "
-				     "option: give it first, before the "
-				     "archive options\n"
-				     "  garchive -c <name>=<value> [<options>] "
-				     "<tree-ish> [<path>...]");
-	if (!strcmp(arg, "--version") || !strcmp(arg, "--build-options"))
-		return ga_error_hint("--version is garchive's own option: "
-				     "give it alone, as `garchive --version "
-				     "[--build-options]`");
-	return GA_EUSAGE;
-}
-
-static int unknown_option(struct parser *p, const char *arg)
-{
-	if (p->flags & PARSE_PASS1) {
-		keep(p, arg);
-		p->opt = NULL;
-		return 0;
-	}
-	if (arg[1] == '-') {
-		ga_error_usage(GA_USAGE_STDERR, "unknown option `%s'",
-			       arg + 2);
-		return misplaced_global(arg, p->opt);
-	}
-	if ((unsigned char)*p->opt < 0x80) {
-		ga_error_usage(GA_USAGE_STDERR, "unknown switch `%c'",
-			       *p->opt);
-		return misplaced_global(arg, p->opt);
-	}
-	return ga_error_usage(GA_USAGE_STDERR,
-			      "unknown non-ascii option in string: `%s'", arg);
-}
-
-/* A single-dash argument: a letter, a cluster ("-vq", "-v9") or -NUM. */
-static int parse_cluster(struct parser *p, const char *arg)
-{
-	int error, help = !(p->flags & PARSE_PASS1);
-
-	p->opt = arg + 1;
-	error = parse_short(p);
-	if (error < 0)
-		return error;
-	if (error == STEP_UNKNOWN) {
-		if ((error = check_typos(p, arg + 1)) < 0)
-			return error;
-		if (help && *p->opt == 'h')
-			return show_usage(p);
-		return unknown_option(p, arg);
-	}
-	if (p->opt && (error = check_typos(p, arg + 1)) < 0)
-		return error;
-	while (p->opt) {
-		error = parse_short(p);
-		if (error < 0)
-			return error;
-		if (error == STEP_UNKNOWN) {
-			if (help && *p->opt == 'h')
-				return show_usage(p);
-			/*
-			 * git reports the rest of the cluster as if it
-			 * were the whole argument, so "-v-x" becomes the
-			 * long option "x".
-			 */
-			free(p->faked);
-			p->faked = ga_xstrfmt("-%s", p->opt);
-			return unknown_option(p, p->faked);
-		}
-	}
-	return 0;
-}
-
-/* Asked by git-completion.bash, as the only argument. */
-static int is_completion_request(const char *arg)
-{
-	return !strcmp(arg, "--git-completion-helper") ||
-	       !strcmp(arg, "--git-completion-helper-all");
-}
-
-/* git's parse_options_step() and parse_options_end(). */
-static int parse_step(struct parser *p)
-{
-	int help = !(p->flags & PARSE_PASS1);
-	int error;
-
-	for (p->pos = 0; p->pos < p->argc; p->pos++) {
-		const char *arg = p->argv[p->pos];
-
-		p->opt = NULL;
-		if (*arg != '-' || !arg[1]) {
-			keep(p, arg);
-			continue;
-		}
-		if (p->argc == 1 && is_completion_request(arg)) {
-			p->completion = p->flags & PARSE_PASS1 ?
-				completion_pass1 : completion_pass2;
-			return 0;
-		}
-		if (arg[1] != '-') {
-			if ((error = parse_cluster(p, arg)) < 0)
-				return error;
-			continue;
-		}
-		if (!arg[2] || !strcmp(arg + 2, "end-of-options")) {
-			/* Pass 1 keeps the "--" for pass 2. */
-			if (!(p->flags & PARSE_PASS1))
-				p->pos++;
-			break;
-		}
-		if (help && (!strcmp(arg + 2, "help-all") ||
-			     !strcmp(arg + 2, "help")))
-			return show_usage(p);
-		error = parse_long(p, arg + 2);
-		if (error == STEP_UNKNOWN)
-			error = unknown_option(p, arg);
-		if (error < 0)
-			return error;
-	}
-	for (; p->pos < p->argc; p->pos++)
-		keep(p, p->argv[p->pos]);
-	return 0;
-}
-
-static void parser_release(struct parser *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_out; i++)
-		free(p->out[i]);
-	free(p->out);
-	free(p->faked);
-	p->out = NULL;
-	p->faked = NULL;
-}
 
 /* git's prefix_filename(): `prefix` + `arg` unless `arg` is absolute. */
 static char *prefix_filename(const char *prefix, const char *arg)
@@ -714,11 +270,12 @@ int cli_parse_pass1(struct archive_options *opts, int argc, char **argv)
 	p.opts = pass1_options;
 	p.nr_opts = GA_ARRAY_SIZE(pass1_options);
 	p.flags = PARSE_PASS1;
+	p.completion_text = completion_pass1;
 	p.argv = argc > 1 ? argv + 1 : NULL;
 	p.argc = argc > 1 ? (size_t)argc - 1 : 0;
 	p.apply = apply_pass1;
 	p.payload = opts;
-	if ((error = parse_step(&p)) < 0)
+	if ((error = parse_options_step(&p)) < 0)
 		goto done;
 	/* The kept copies become pass1_args, NULL-terminated. */
 	opts->completion = p.completion;
@@ -727,7 +284,7 @@ int cli_parse_pass1(struct archive_options *opts, int argc, char **argv)
 	p.out = NULL;
 	p.nr_out = 0;
 done:
-	parser_release(&p);
+	parse_options_release(&p);
 	return error;
 }
 
@@ -803,58 +360,6 @@ static int add_file(struct pass2 *st, const char *arg)
 }
 
 /*
- * git's unquote_c_style(): `quoted` starts with '"'.  On success the
- * unquoted bytes are in `buf` and *endp points past the closing quote.
- */
-static int unquote_c_style(struct ga_buf *buf, const char *quoted,
-			   const char **endp)
-{
-	int ch, ac;
-
-	quoted++;
-	for (;;) {
-		size_t len = strcspn(quoted, "\"\\");
-
-		ga_buf_put(buf, quoted, len);
-		quoted += len;
-		switch (*quoted++) {
-		case '"':
-			*endp = quoted;
-			return 0;
-		case '\\':
-			break;
-		default:
-			return -1;
-		}
-		switch ((ch = *quoted++)) {
-		case 'a': ch = '\a'; break;
-		case 'b': ch = '\b'; break;
-		case 'f': ch = '\f'; break;
-		case 'n': ch = '\n'; break;
-		case 'r': ch = '\r'; break;
-		case 't': ch = '\t'; break;
-		case 'v': ch = '\v'; break;
-		case '\\':
-		case '"':
-			break;
-		case '0': case '1': case '2': case '3':
-			/* Exactly three octal digits, at most \377. */
-			ac = (ch - '0') << 6;
-			if ((ch = *quoted++) < '0' || ch > '7')
-				return -1;
-			ac |= (ch - '0') << 3;
-			if ((ch = *quoted++) < '0' || ch > '7')
-				return -1;
-			ch = ac | (ch - '0');
-			break;
-		default:
-			return -1;
-		}
-		ga_buf_putc(buf, ch);
-	}
-}
-
-/*
  * --add-virtual-file=<path>:<content>.  As in git 2.39 the cwd prefix
  * applies to <path> but --prefix does not.  A quoted path that unquotes
  * to nothing keeps its quotes, and one with a NUL ends there, because
@@ -869,7 +374,7 @@ static int add_virtual_file(struct pass2 *st, const char *arg)
 
 	if (*p != '"')
 		p = strchr(p, ':');
-	else if (unquote_c_style(&buf, p, &p) < 0) {
+	else if (ga_unquote_c(&buf, p, &p) < 0) {
 		ga_buf_release(&buf);
 		return ga_error_set("unclosed quote: '%s'", arg);
 	}
@@ -1080,13 +585,14 @@ int cli_parse_archive(struct archive_options *opts,
 	p.opts = pass2_options;
 	p.nr_opts = GA_ARRAY_SIZE(pass2_options);
 	p.flags = remote ? PARSE_REMOTE : 0;
+	p.completion_text = completion_pass2;
 	p.argv = opts->pass1_args;
 	p.argc = opts->nr_pass1_args;
 	p.apply = apply_pass2;
 	p.payload = &st;
 
 	/* --add-file errors die here, before any other check. */
-	if ((error = parse_step(&p)) < 0)
+	if ((error = parse_options_step(&p)) < 0)
 		goto done;
 	if (p.completion) {
 		opts->completion = p.completion;
@@ -1170,7 +676,7 @@ int cli_parse_archive(struct archive_options *opts,
 		opts->pathspecs[i - 1] = ga_xstrdup(p.out[i]);
 	error = 0;
 done:
-	parser_release(&p);
+	parse_options_release(&p);
 	return error;
 }
 
@@ -1262,7 +768,7 @@ int cli_parse_verify(struct verify_options *out, int argc, char **argv)
 	p.argc = argc > 1 ? (size_t)argc - 1 : 0;
 	p.apply = apply_verify;
 	p.payload = out;
-	if ((error = parse_step(&p)) < 0)
+	if ((error = parse_options_step(&p)) < 0)
 		goto done;
 	if (p.completion) {
 		error = ga_error_usage(GA_USAGE_STDOUT, NULL);
@@ -1283,7 +789,7 @@ int cli_parse_verify(struct verify_options *out, int argc, char **argv)
 			out->pathspecs[i - 2] = ga_xstrdup(p.out[i]);
 	}
 done:
-	parser_release(&p);
+	parse_options_release(&p);
 	return error;
 }
 

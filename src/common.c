@@ -469,23 +469,6 @@ int ga_skip_prefix(const char *s, const char *prefix, const char **out)
 	return 1;
 }
 
-void ga_sq_quote(struct ga_buf *dst, const char *src)
-{
-	ga_buf_putc(dst, '\'');
-	while (*src) {
-		size_t len = strcspn(src, "'!");
-
-		ga_buf_put(dst, src, len);
-		src += len;
-		while (*src == '\'' || *src == '!') {
-			ga_buf_puts(dst, "'\\");
-			ga_buf_putc(dst, *src++);
-			ga_buf_putc(dst, '\'');
-		}
-	}
-	ga_buf_putc(dst, '\'');
-}
-
 char *ga_path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);
@@ -719,58 +702,3 @@ void ga_bug(const char *file, int line, const char *msg)
 	abort();
 }
 
-/*
- * git's unquote_c_style(): decode a "..." string with C escapes (\a \b
- * \f \n \r \t \v \\ \" and three octal digits) into `out`.  Returns 0
- * and the position after the closing quote in *end, or -1 (and `out`
- * unchanged) when the string is malformed.
- */
-int ga_unquote_c(struct ga_buf *out, const char *q, const char **end)
-{
-	size_t oldlen = out->len;
-
-	if (*q++ != '"')
-		return -1;
-	for (;;) {
-		size_t len = strcspn(q, "\"\\");
-		int c;
-
-		ga_buf_put(out, q, len);
-		q += len;
-		if (*q == '"') {
-			*end = q + 1;
-			return 0;
-		}
-		if (*q != '\\')
-			goto fail;
-		q++;
-		switch ((c = (unsigned char)*q++)) {
-		case 'a': c = '\a'; break;
-		case 'b': c = '\b'; break;
-		case 'f': c = '\f'; break;
-		case 'n': c = '\n'; break;
-		case 'r': c = '\r'; break;
-		case 't': c = '\t'; break;
-		case 'v': c = '\v'; break;
-		case '\\': case '"': break;
-		case '0': case '1': case '2': case '3': {
-			int i, v = c - '0';
-
-			for (i = 0; i < 2; i++) {
-				c = (unsigned char)*q++;
-				if (c < '0' || c > '7')
-					goto fail;
-				v = (v << 3) | (c - '0');
-			}
-			c = v;
-			break;
-		}
-		default:
-			goto fail;
-		}
-		ga_buf_putc(out, c);
-	}
-fail:
-	ga_buf_setlen(out, oldlen);
-	return -1;
-}

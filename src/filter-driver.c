@@ -21,6 +21,7 @@
 #include "garchive/common.h"
 #include "pktline.h"
 #include "run-command.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "libgit2.h"
+#include "quote.h"
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <zlib.h>

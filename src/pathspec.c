@@ -97,16 +97,11 @@ static int is_magic_char(int c)
 	return c && strchr("!\"#%&',-/:;<=>@_`~", c) != NULL;
 }
 
-static int is_glob_char(int c)
-{
-	return c == '*' || c == '?' || c == '[' || c == '\\';
-}
-
 static size_t simple_length(const char *s)
 {
 	size_t n = 0;
 
-	while (s[n] && !is_glob_char((unsigned char)s[n]))
+	while (s[n] && !ga_is_glob_special((unsigned char)s[n]))
 		n++;
 	return n;
 }

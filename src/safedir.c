@@ -6,6 +6,7 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <stdlib.h>

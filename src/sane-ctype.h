@@ -60,6 +60,12 @@ static inline int ga_ispunct(int c)
 	return c > 0x20 && c < 0x7f && !ga_isalnum(c);
 }
 
+/* git's is_glob_special(): the characters wildmatch() treats specially. */
+static inline int ga_is_glob_special(int c)
+{
+	return c == '*' || c == '?' || c == '[' || c == '\\';
+}
+
 static inline int ga_tolower(int c)
 {
 	return ga_isupper(c) ? c - 'A' + 'a' : c;

@@ -9,12 +9,12 @@
 #include "garchive/walk.h"
 #include "rawtree.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "libgit2.h"
+#include "sane-ctype.h"
 
 /* A repository whose tree is archived: the top one or a submodule. */
 struct level {
@@ -181,7 +181,7 @@ static void parse_gitmodules(struct level *l, const char *p, size_t len)
 		} else if (p < end && *p != '\n' && in_submodule) {
 			const char *key = p;
 
-			while (p < end && (isalnum((unsigned char)*p) ||
+			while (p < end && (ga_isalnum((unsigned char)*p) ||
 					   *p == '-'))
 				p++;
 			if ((size_t)(p - key) == 4 &&

@@ -10,6 +10,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "garchive/remote.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -872,43 +873,6 @@ static int helper_send(struct transport *t, const char *text)
 	return error;
 }
 
-/* git's quote_c_style() with core.quotePath on. */
-static void quote_c_style(struct ga_buf *dst, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == '"' || *p == '\\' || *p >= 0x7f)
-			break;
-	if (!*p) {
-		ga_buf_puts(dst, s);
-		return;
-	}
-	ga_buf_putc(dst, '"');
-	for (p = (const unsigned char *)s; *p; p++) {
-		const char *esc = NULL;
-
-		switch (*p) {
-		case '\a': esc = "\\a"; break;
-		case '\b': esc = "\\b"; break;
-		case '\t': esc = "\\t"; break;
-		case '\n': esc = "\\n"; break;
-		case '\v': esc = "\\v"; break;
-		case '\f': esc = "\\f"; break;
-		case '\r': esc = "\\r"; break;
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		}
-		if (esc)
-			ga_buf_puts(dst, esc);
-		else if (*p < 0x20 || *p >= 0x7f)
-			ga_buf_printf(dst, "\\%03o", *p);
-		else
-			ga_buf_putc(dst, *p);
-	}
-	ga_buf_putc(dst, '"');
-}
-
 static const char *const helper_capabilities[] = {
 	"fetch", "option", "push", "import", "bidi-import", "export",
 	"check-connectivity", "connect", "stateless-connect", "signed-tags",
@@ -938,7 +902,7 @@ static int helper_servpath(struct transport *t,
 	int r, error;
 
 	ga_buf_puts(&cmd, "option servpath ");
-	quote_c_style(&cmd, o->exec);
+	ga_quote_c(&cmd, o->exec, strlen(o->exec), 1);
 	ga_buf_putc(&cmd, '\n');
 	error = helper_send(t, cmd.ptr);
 	ga_buf_release(&cmd);

@@ -25,7 +25,6 @@
 #include "odb.h"
 #include "rawtree.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include <unistd.h>
 
 #include "libgit2.h"
+#include "sane-ctype.h"
 
 /* What git's object layer knows of an object met on the way. */
 struct known {
@@ -994,7 +994,7 @@ static int parse_digits(const char **p, int n, int *out)
 	int v = 0, i;
 
 	for (i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)(*p)[i]))
+		if (!ga_isdigit((unsigned char)(*p)[i]))
 			return -1;
 		v = v * 10 + ((*p)[i] - '0');
 	}
@@ -1116,7 +1116,7 @@ int treeish_parse_date(int64_t *out, const char *s, int64_t now)
 {
 	char *end;
 
-	if (s[0] == '@' && isdigit((unsigned char)s[1])) {
+	if (s[0] == '@' && ga_isdigit((unsigned char)s[1])) {
 		long long v = strtoll(s + 1, &end, 10);
 
 		if (!*end) {

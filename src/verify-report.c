@@ -4,6 +4,7 @@
  * the file (see verify.c).
  */
 #include "verify-state.h"
+#include "quote.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

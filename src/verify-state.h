@@ -205,9 +205,10 @@ void verify_chunk_update(struct chunker *c, const unsigned char *p,
 			 struct verify *v);
 
 /*
- * A path as git's quote_path() shows one: in double quotes with C
- * escapes when it has control characters, quotes or backslashes (or a
- * NUL, which tar can hold), as is otherwise.  malloc'd.
+ * A path as git's quote_path() shows one with core.quotePath off
+ * (ga_quote_c()): in double quotes with C escapes when it has control
+ * characters, quotes or backslashes (or a NUL, which tar can hold), as
+ * is otherwise.  malloc'd.
  */
 char *verify_quote_path(const char *p, size_t len);
 

@@ -22,6 +22,7 @@
  */
 #include "verify-state.h"
 #include "rawtree.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -112,36 +113,8 @@ static void table_release(struct table *t)
 char *verify_quote_path(const char *p, size_t len)
 {
 	struct ga_buf b = GA_BUF_INIT;
-	size_t i;
-	int quote = 0;
 
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
-			quote = 1;
-	}
-	if (!quote) {
-		ga_buf_put(&b, p, len);
-		return ga_buf_detach(&b, NULL);
-	}
-	ga_buf_putc(&b, '"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		switch (c) {
-		case '"': ga_buf_puts(&b, "\\\""); break;
-		case '\\': ga_buf_puts(&b, "\\\\"); break;
-		case '\t': ga_buf_puts(&b, "\\t"); break;
-		case '\n': ga_buf_puts(&b, "\\n"); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				ga_buf_printf(&b, "\\%03o", c);
-			else
-				ga_buf_putc(&b, (int)c);
-		}
-	}
-	ga_buf_putc(&b, '"');
+	ga_quote_c(&b, p, len, 0);
 	return ga_buf_detach(&b, NULL);
 }
 

@@ -37,11 +37,6 @@
 
 typedef unsigned char uchar;
 
-static int is_glob_char(int c)
-{
-	return c == '*' || c == '?' || c == '[' || c == '\\';
-}
-
 static uchar fold(uchar c, unsigned int flags)
 {
 	if ((flags & WM_CASEFOLD) && ga_isupper(c))
@@ -251,7 +246,7 @@ static int match_star(const uchar **pp, const uchar **tp, const uchar *start,
 		 * When a literal follows the star, skip straight to its next
 		 * occurrence: what comes before it belongs to the star.
 		 */
-		if (!is_glob_char(*p)) {
+		if (!ga_is_glob_special(*p)) {
 			uchar want = fold(*p, flags);
 
 			while ((tc = *text) && (cross || tc != '/')) {

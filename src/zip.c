@@ -3,18 +3,18 @@
  * archive-zip.c writes.
  *
  * Every member is deflated on its own, so members are compressed by a
- * pool of worker threads and written in their original order: the bytes
- * do not depend on the number of threads.  The writer thread owns the
- * sink; workers only compute CRC-32, sniff the text bit and deflate.
+ * pool of worker threads (zip-sched.c) and written in their original
+ * order: the bytes do not depend on the number of threads.  The writer
+ * thread owns the sink; workers only run process_job(): compute CRC-32,
+ * sniff the text bit and deflate.
  */
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/filter.h"
+#include "zip-sched.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <zlib.h>
 
@@ -150,68 +150,6 @@
 /* Headers and small members are collected before reaching the sink. */
 #define ZIP_OUT_BUF	(128 * 1024)
 
-/*
- * Bytes of queued input and output (plus bookkeeping) the workers may
- * hold.  One member that alone needs more may be in memory beside
- * them: git holds such a member and its deflated copy too, and
- * deflating it on a worker lets the members after it go on in
- * parallel.  A second one may join it when the two cost at most half
- * again the larger (a 100 MB member beside one of 50 MB, not two of
- * 100 MB), so that large members do not leave a core idle while the
- * peak stays near git's; any other waits until the first is deflated.
- * A deferred member (entry->deferred) waits unread, and workers go on
- * with the members after it meanwhile; one handed over already read
- * stops the walk until it may join.
- */
-#define ZIP_BUDGET	((size_t)12 << 20)
-/*
- * Slack in the pairing rule for the bookkeeping in the costs, so that a
- * large member joins one of the same size only when both are small.
- * Not the budget: that is sized for the members deflated ahead while a
- * large one is, and pairing is a matter of the large ones' own sizes.
- */
-#define ZIP_PAIR_SLACK	((size_t)4 << 20)
-#define ZIP_MAX_THREADS	64
-
-enum job_state { JOB_PENDING, JOB_DONE };
-
-/*
- * One member on its way to the archive.  The writer fills the first
- * part; process_job() (a worker's or the writer's) fills the results.
- */
-struct zip_job {
-	struct zip_job *next;		/* archive order */
-	struct zip_job *next_todo;	/* waiting for a worker */
-	enum job_state state;
-	size_t cost;			/* bytes counted in in_flight */
-	size_t load_cost;		/* a deferred job's, once read */
-	int large;			/* counted in nr_oversize */
-
-	const char *path;
-	size_t path_len;
-	char *path_owned;
-	unsigned int flags;		/* ZIP_FLAG_UTF8 or 0 */
-	uint32_t mode;
-	uint64_t size;
-	enum entry_text text;
-	const unsigned char *data;
-	/* Whoever owns `data` when the job must outlive add(). */
-	void *data_owner;
-	void (*data_release)(void *owner);
-	/* Not read yet: process_job() loads it (see walk.h). */
-	struct entry_deferred *deferred;
-	int owns_deferred;
-
-	/* results */
-	int method;
-	uint32_t crc;
-	int is_binary;			/* -1: never decided, as for dirs */
-	unsigned char *deflated;	/* the deflated body, when kept */
-	uint64_t csize;
-	int error;
-	char *error_msg;
-};
-
 /* What a header needs to know about its member. */
 struct member {
 	const char *path;
@@ -244,50 +182,8 @@ struct zip_writer {
 	int failed;			/* code of a failed add()/finish() */
 	int finished;
 
-	/*
-	 * The ordered queue.  Workers sleep on `work` when nothing is to
-	 * do, the writer on `done` while the head is busy; each side is
-	 * woken only when the other has something for it, since a wakeup
-	 * per member costs more than a small member's deflate.
-	 */
-	pthread_mutex_t mutex;
-	pthread_cond_t work, done;
-	int nr_idle;			/* workers asleep on `work` */
-	int writer_waits;		/* the writer asleep on `done` */
-	/* With writer_waits: it also waits for a job of this cost to fit. */
-	int writer_wants_room;
-	size_t writer_room;
-	struct zip_job *head, *tail;
-	struct zip_job *todo_head, *todo_tail;
-	size_t in_flight;
-	/*
-	 * Jobs over the budget holding their input (waiting for a worker
-	 * or being deflated), and their cost.  A deflated one holds its
-	 * output only and counts with the others in in_flight.
-	 */
-	size_t nr_oversize, oversize;
-	int stop;
-	int nr_threads;			/* wanted; 1 = serial */
-	int nr_started;
-	pthread_t *threads;
+	struct zip_sched sched;
 };
-
-static int is_dir_mode(uint32_t mode)
-{
-	uint32_t type = mode & 0170000;
-
-	return type == WALK_MODE_DIR || type == WALK_MODE_GITLINK;
-}
-
-static int is_reg_mode(uint32_t mode)
-{
-	return (mode & 0170000) == 0100000;
-}
-
-static int is_link_mode(uint32_t mode)
-{
-	return (mode & 0170000) == WALK_MODE_SYMLINK;
-}
 
 static uint32_t clamp32(uint64_t v)
 {
@@ -446,36 +342,6 @@ static int deflate_member(unsigned char **out, uint64_t *out_len,
 	return 0;
 }
 
-/* The job is done with its input: hand it back to its owner. */
-static void job_release_data(struct zip_job *job)
-{
-	if (job->data_release)
-		job->data_release(job->data_owner);
-	job->data_release = NULL;
-	job->data_owner = NULL;
-	job->data = NULL;
-}
-
-/* Read a deferred member; a failure stays with the job. */
-static int job_load(struct zip_job *job)
-{
-	const unsigned char *data;
-	uint64_t len;
-	int error;
-
-	error = job->deferred->load(job->deferred, &data, &len,
-				    &job->data_owner, &job->data_release);
-	if (error < 0) {
-		job->error = error;
-		job->error_msg = ga_error_detach();
-		return error;
-	}
-	job->data = data;
-	job->size = len;
-	job->csize = len;
-	return 0;
-}
-
 /*
  * CRC, text bit and body of one buffered member, on any thread.  An
  * error is stored in the job, for the writer to report in order.
@@ -489,7 +355,7 @@ static void process_job(struct zip_job *job, int level)
 	job->csize = job->size;	/* 0 for directories */
 	if (is_dir_mode(job->mode))
 		return;
-	if (job->deferred && !job->data && job_load(job) < 0)
+	if (job->deferred && !job->data && zip_job_load(job) < 0)
 		return;
 	job->crc = crc32_add((uint32_t)crc32(0, NULL, 0), job->data,
 			     job->size);
@@ -506,21 +372,8 @@ static void process_job(struct zip_job *job, int level)
 		job->method = ZIP_METHOD_DEFLATE;
 		job->csize = deflated_len;
 		/* Only the deflated copy is written: let the input go now. */
-		job_release_data(job);
+		zip_job_release_data(job);
 	}
-}
-
-static void job_free(struct zip_job *job)
-{
-	if (!job)
-		return;
-	free(job->path_owned);
-	job_release_data(job);
-	if (job->owns_deferred)
-		job->deferred->free(job->deferred);
-	free(job->deflated);
-	free(job->error_msg);
-	free(job);
 }
 
 static void warn_path(const char *path, size_t len)
@@ -539,62 +392,14 @@ static unsigned int path_flags(const char *path, size_t len)
 }
 
 /*
- * A job for `entry`.  With `own` set the job must outlive add(): the path
- * is copied and the content taken over (data_release) or copied.
+ * The job for `entry` (zip_job_new()), with its path flags decided (and
+ * warned about) now, in add(): git prints the warning right after the
+ * entry's -v line, not when the member is written.
  */
-static struct zip_job *job_new(struct archive_entry *entry, int own)
+static struct zip_job *new_job(struct archive_entry *entry, int own)
 {
-	struct zip_job *job = ga_xcalloc(1, sizeof(*job));
-
-	job->path = entry->path;
-	job->path_len = entry->path_len;
-	/*
-	 * Decided (and warned about) now, in add(): git prints the warning
-	 * right after the entry's -v line, not when the member is written.
-	 */
-	job->flags = path_flags(entry->path, entry->path_len);
-	job->mode = entry->mode;
-	job->text = entry->text;
-	job->is_binary = -1;
-	if (!is_dir_mode(entry->mode)) {
-		job->size = entry->size;
-		job->data = entry->data;
-		job->deferred = entry->deferred;
-	}
-	job->cost = sizeof(*job) + job->path_len;
-	if (!own)
-		return job;
-
-	job->path_owned = ga_xstrndup(entry->path, entry->path_len);
-	job->path = job->path_owned;
-	if (job->deferred) {
-		job->owns_deferred = 1;
-		entry->deferred = NULL;
-	} else if (job->data && job->size) {
-		if (entry->data_release) {
-			job->data_owner = entry->data_owner;
-			job->data_release = entry->data_release;
-			entry->data_release = NULL;
-		} else {
-			unsigned char *copy = ga_xmalloc((size_t)job->size);
-
-			memcpy(copy, job->data, (size_t)job->size);
-			job->data = copy;
-			job->data_owner = copy;
-			job->data_release = free;
-		}
-	}
-	return job;
-}
-
-/* Budget share of a member: its input plus at most as much output. */
-static size_t entry_cost(const struct archive_entry *entry)
-{
-	uint64_t cost = sizeof(struct zip_job) + entry->path_len;
-
-	if (!is_dir_mode(entry->mode))
-		cost += 2 * entry->size;
-	return cost > SIZE_MAX ? SIZE_MAX : (size_t)cost;
+	return zip_job_new(entry, own,
+			   path_flags(entry->path, entry->path_len));
 }
 
 /* --- output --- */
@@ -950,225 +755,11 @@ done:
 
 /* --- the queue --- */
 
-/*
- * Whether a job over the budget, costing `cost`, may hold its input
- * now: when no other one does, or one that makes a small enough pair
- * with it.  Mutex held.
- */
-static int oversize_fits(const struct zip_writer *w, size_t cost)
-{
-	size_t larger = cost > w->oversize ? cost : w->oversize;
-
-	return w->nr_oversize == 0 ||
-		(w->nr_oversize == 1 &&
-		 cost + w->oversize <= larger + larger / 2 + ZIP_PAIR_SLACK);
-}
-
-/*
- * Whether a job of `cost` fits the budget beside what the queue holds
- * (the large jobs in memory have their own allowance).  Mutex held.
- */
-static int has_room(const struct zip_writer *w, size_t cost)
-{
-	return w->in_flight + cost <= ZIP_BUDGET + w->oversize;
-}
-
-/*
- * Whether a job of `cost`, handed over with its content, may join the
- * queue: a large one when it fits beside the large ones in memory (the
- * small ones staying within the budget), another when the budget has
- * room.  Mutex held.
- */
-static int may_join(const struct zip_writer *w, size_t cost)
-{
-	if (cost > ZIP_BUDGET)
-		return oversize_fits(w, cost) && has_room(w, 0);
-	return has_room(w, cost);
-}
-
-/* Count `job` among the large ones in memory.  Mutex held. */
-static void count_large(struct zip_writer *w, struct zip_job *job)
-{
-	job->large = 1;
-	w->nr_oversize++;
-	w->oversize += job->cost;
-}
-
-/* What a processed job still holds: its deflated copy, or its input. */
-static size_t settled_cost(const struct zip_job *job)
-{
-	size_t cost = sizeof(*job) + job->path_len;
-
-	if (job->deflated)
-		cost += (size_t)job->csize;
-	else if (job->data)
-		cost += (size_t)job->size;
-	return cost;
-}
-
-/*
- * A job is processed: it counts for what it holds now, and leaves the
- * large ones (its input is gone, or it is stored and written next).
- * Returns whether it was large.  Mutex held.
- */
-static int job_settle(struct zip_writer *w, struct zip_job *job)
-{
-	size_t cost = settled_cost(job);
-	int was_large = job->large;
-
-	if (was_large) {
-		w->nr_oversize--;
-		w->oversize -= job->cost;
-		job->large = 0;
-	}
-	w->in_flight = w->in_flight - job->cost + cost;
-	job->cost = cost;
-	return was_large;
-}
-
-/*
- * Whether a worker may start `job` now.  One handed over with its
- * content counts already.  A deferred one is read now and counts from
- * then on: a large one when it fits beside the large ones in memory,
- * another when the budget has room (or it is next to be written, so
- * that the members after it cannot hold it back).  Mutex held.
- */
-static int may_start(const struct zip_writer *w, const struct zip_job *job)
-{
-	if (!job->load_cost)
-		return 1;
-	if (job->load_cost > ZIP_BUDGET)
-		return oversize_fits(w, job->load_cost);
-	return job == w->head || has_room(w, job->load_cost - job->cost);
-}
-
-/*
- * The first job waiting for a worker that may start now, off the todo
- * list; the jobs after a deferred one that must wait go first.  Mutex
- * held.
- */
-static struct zip_job *todo_take(struct zip_writer *w)
-{
-	struct zip_job *job, *prev = NULL;
-
-	for (job = w->todo_head; job; prev = job, job = job->next_todo)
-		if (may_start(w, job))
-			break;
-	if (!job)
-		return NULL;
-	if (prev)
-		prev->next_todo = job->next_todo;
-	else
-		w->todo_head = job->next_todo;
-	if (w->todo_tail == job)
-		w->todo_tail = prev;
-	job->next_todo = NULL;
-	if (job->load_cost) {
-		w->in_flight = w->in_flight - job->cost + job->load_cost;
-		job->cost = job->load_cost;
-		job->load_cost = 0;
-		if (job->cost > ZIP_BUDGET)
-			count_large(w, job);
-	}
-	return job;
-}
-
-static void *worker_main(void *arg)
-{
-	struct zip_writer *w = arg;
-	struct zip_job *job = NULL;
-
-	pthread_mutex_lock(&w->mutex);
-	for (;;) {
-		while (!w->stop && !(job = todo_take(w))) {
-			w->nr_idle++;
-			pthread_cond_wait(&w->work, &w->mutex);
-			w->nr_idle--;
-		}
-		if (w->stop)
-			break;
-		pthread_mutex_unlock(&w->mutex);
-
-		process_job(job, w->level);
-
-		pthread_mutex_lock(&w->mutex);
-		job->state = JOB_DONE;
-		/* A deferred member may fit now, for a sleeping worker. */
-		if (job_settle(w, job) && w->nr_idle && w->todo_head)
-			pthread_cond_signal(&w->work);
-		if (w->writer_waits &&
-		    (job == w->head ||
-		     (w->writer_wants_room && may_join(w, w->writer_room))))
-			pthread_cond_signal(&w->done);
-	}
-	pthread_mutex_unlock(&w->mutex);
-	return NULL;
-}
-
-/* Start the workers the first time a member needs one. */
-static void start_workers(struct zip_writer *w)
-{
-	if (w->threads)
-		return;
-	w->threads = ga_xcalloc((size_t)w->nr_threads, sizeof(*w->threads));
-	while (w->nr_started < w->nr_threads) {
-		if (pthread_create(&w->threads[w->nr_started], NULL,
-				   worker_main, w))
-			break;
-		w->nr_started++;
-	}
-}
-
-/* Take the (finished) head off the queue.  Mutex held. */
-static void unlink_head(struct zip_writer *w)
-{
-	struct zip_job *job = w->head;
-
-	w->head = job->next;
-	if (!w->head)
-		w->tail = NULL;
-	w->in_flight -= job->cost;
-	if (job->large) {
-		w->nr_oversize--;
-		w->oversize -= job->cost;
-	}
-	/* A deferred job waiting for room may start now. */
-	if (w->nr_idle && w->todo_head)
-		pthread_cond_signal(&w->work);
-}
-
-/*
- * Take the first job off the queue if it is done; with `block`, wait for
- * it.  NULL when the queue is empty (or the head is busy and !block).
- */
-static struct zip_job *queue_pop(struct zip_writer *w, int block)
-{
-	struct zip_job *job;
-
-	pthread_mutex_lock(&w->mutex);
-	for (;;) {
-		job = w->head;
-		if (!job || job->state == JOB_DONE)
-			break;
-		if (!block) {
-			job = NULL;
-			break;
-		}
-		w->writer_waits = 1;
-		pthread_cond_wait(&w->done, &w->mutex);
-		w->writer_waits = 0;
-	}
-	if (job)
-		unlink_head(w);
-	pthread_mutex_unlock(&w->mutex);
-	return job;
-}
-
 static int emit_and_free(struct zip_writer *w, struct zip_job *job)
 {
 	int error = emit_job(w, job);
 
-	job_free(job);
+	zip_job_free(job);
 	return error;
 }
 
@@ -1178,7 +769,7 @@ static int queue_retire_done(struct zip_writer *w)
 	struct zip_job *job;
 	int error;
 
-	while ((job = queue_pop(w, 0)))
+	while ((job = zip_sched_pop(&w->sched, 0)))
 		if ((error = emit_and_free(w, job)) < 0)
 			return error;
 	return 0;
@@ -1190,78 +781,22 @@ static int queue_drain(struct zip_writer *w)
 	struct zip_job *job;
 	int error;
 
-	while ((job = queue_pop(w, 1)))
+	while ((job = zip_sched_pop(&w->sched, 1)))
 		if ((error = emit_and_free(w, job)) < 0)
 			return error;
 	return 0;
 }
 
-/*
- * Wait until a job of `cost` may join (may_join), writing jobs as they
- * are done: workers free room as they deflate (a deflated job holds
- * only its output), not only when the head is written.
- */
+/* Write jobs until one of `cost` may join the queue. */
 static int queue_make_room(struct zip_writer *w, size_t cost)
 {
 	struct zip_job *job;
 	int error;
 
-	for (;;) {
-		pthread_mutex_lock(&w->mutex);
-		while (!may_join(w, cost) && w->head->state != JOB_DONE) {
-			w->writer_waits = 1;
-			w->writer_wants_room = 1;
-			w->writer_room = cost;
-			pthread_cond_wait(&w->done, &w->mutex);
-			w->writer_waits = 0;
-			w->writer_wants_room = 0;
-		}
-		job = may_join(w, cost) ? NULL : w->head;
-		if (job)
-			unlink_head(w);
-		pthread_mutex_unlock(&w->mutex);
-		if (!job)
-			return 0;
+	while ((job = zip_sched_make_room(&w->sched, cost)))
 		if ((error = emit_and_free(w, job)) < 0)
 			return error;
-	}
-}
-
-static int queue_is_empty(struct zip_writer *w)
-{
-	int empty;
-
-	pthread_mutex_lock(&w->mutex);
-	empty = !w->head;
-	pthread_mutex_unlock(&w->mutex);
-	return empty;
-}
-
-static void queue_append(struct zip_writer *w, struct zip_job *job,
-			 int for_worker)
-{
-	job->state = for_worker ? JOB_PENDING : JOB_DONE;
-	if (!for_worker)
-		job->cost = settled_cost(job);
-	pthread_mutex_lock(&w->mutex);
-	if (w->tail)
-		w->tail->next = job;
-	else
-		w->head = job;
-	w->tail = job;
-	w->in_flight += job->cost;
-	if (for_worker && job->cost > ZIP_BUDGET)
-		count_large(w, job);
-	if (for_worker) {
-		if (w->todo_tail)
-			w->todo_tail->next_todo = job;
-		else
-			w->todo_head = job;
-		w->todo_tail = job;
-		if (w->nr_idle)
-			pthread_cond_signal(&w->work);
-	}
-	pthread_mutex_unlock(&w->mutex);
+	return 0;
 }
 
 /* --- the writer --- */
@@ -1269,7 +804,7 @@ static void queue_append(struct zip_writer *w, struct zip_job *job,
 /* Process and write `entry` on this thread, borrowing its buffers. */
 static int add_inline(struct zip_writer *w, struct archive_entry *entry)
 {
-	struct zip_job *job = job_new(entry, 0);
+	struct zip_job *job = new_job(entry, 0);
 
 	process_job(job, w->level);
 	return emit_and_free(w, job);
@@ -1278,7 +813,7 @@ static int add_inline(struct zip_writer *w, struct archive_entry *entry)
 static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 {
 	const char *oid_hex = entry->oid_hex ? entry->oid_hex : "";
-	size_t cost = entry_cost(entry);
+	size_t cost = zip_entry_cost(entry);
 	int needs_worker, deferred, error;
 	struct zip_job *job;
 
@@ -1308,7 +843,7 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 		return write_streamed(w, entry);
 	}
 
-	needs_worker = w->nr_threads > 1 && is_reg_mode(entry->mode) &&
+	needs_worker = w->sched.nr_threads > 1 && is_reg_mode(entry->mode) &&
 		w->level != 0 && entry->size > 0;
 	/* A worker reads it when there is room: only the job counts now. */
 	deferred = needs_worker && entry->deferred;
@@ -1316,7 +851,7 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 		cost = sizeof(struct zip_job) + entry->path_len;
 	if ((error = queue_retire_done(w)) < 0)
 		return error;
-	if (!needs_worker && queue_is_empty(w))
+	if (!needs_worker && zip_sched_is_empty(&w->sched))
 		return add_inline(w, entry);
 	if (cost > ZIP_BUDGET && !needs_worker) {
 		/* Alone: one copy of a huge member, on this thread. */
@@ -1327,13 +862,12 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 	if ((error = queue_make_room(w, cost)) < 0)
 		return error;
 
-	job = job_new(entry, 1);
+	job = new_job(entry, 1);
 	job->cost = cost;
 	if (deferred)
-		job->load_cost = entry_cost(entry);
+		job->load_cost = zip_entry_cost(entry);
 	if (needs_worker) {
-		start_workers(w);
-		if (!w->nr_started) {
+		if (!zip_sched_start_workers(&w->sched)) {
 			/* No thread could start: do the work here. */
 			process_job(job, w->level);
 			needs_worker = 0;
@@ -1341,7 +875,7 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 	} else {
 		process_job(job, w->level);
 	}
-	queue_append(w, job, needs_worker);
+	zip_sched_append(&w->sched, job, needs_worker);
 	return queue_retire_done(w);
 }
 
@@ -1451,41 +985,13 @@ static int zip_finish(struct archive_writer *base)
 static void zip_free(struct archive_writer *base)
 {
 	struct zip_writer *w = (struct zip_writer *)base;
-	struct zip_job *job;
-	int i;
 
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->mutex);
-	w->stop = 1;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mutex);
-	for (i = 0; i < w->nr_started; i++)
-		pthread_join(w->threads[i], NULL);
-	free(w->threads);
-	while ((job = w->head)) {
-		w->head = job->next;
-		job_free(job);
-	}
-	pthread_cond_destroy(&w->work);
-	pthread_cond_destroy(&w->done);
-	pthread_mutex_destroy(&w->mutex);
+	zip_sched_release(&w->sched);
 	ga_buf_release(&w->out);
 	ga_buf_release(&w->cdir);
 	free(w);
-}
-
-static int thread_count(int wanted)
-{
-	long n = wanted;
-
-	if (n <= 0)
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if (n > ZIP_MAX_THREADS)
-		n = ZIP_MAX_THREADS;
-	return (int)n;
 }
 
 int zip_writer_new(struct archive_writer **out, struct sink *sink,
@@ -1509,10 +1015,7 @@ int zip_writer_new(struct archive_writer **out, struct sink *sink,
 	w->dos_time = (uint16_t)(tm->tm_sec / 2 + tm->tm_min * 32 +
 				 tm->tm_hour * 2048);
 	w->ut_mtime = (uint32_t)(uint64_t)args->mtime;
-	w->nr_threads = thread_count(args->threads);
-	pthread_mutex_init(&w->mutex, NULL);
-	pthread_cond_init(&w->work, NULL);
-	pthread_cond_init(&w->done, NULL);
+	zip_sched_init(&w->sched, args->threads, w->level, process_job);
 	ga_buf_grow(&w->out, ZIP_OUT_BUF);
 	*out = &w->base;
 	return 0;

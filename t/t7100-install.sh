@@ -13,8 +13,13 @@ test_lazy_prereq BASH_COMPLETION '
 test_lazy_prereq MAN 'man --version'
 
 # The nested make must not see the jobserver or the variables of a
-# `make test` that runs us.
+# `make test` that runs us.  It installs the garchive under test: one
+# built elsewhere (make check-asan's build/asan) through BUILD.
 run_make () {
+	if test "$GARCHIVE_BUILD_DIR" != "$GARCHIVE_SRC"
+	then
+		set -- BUILD="$GARCHIVE_BUILD_DIR" "$@"
+	fi
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		make --no-print-directory -C "$GARCHIVE_SRC" "$@"
 }

@@ -198,12 +198,6 @@ void ga_strv_free(char **v);
 int ga_starts_with(const char *s, const char *prefix);
 int ga_skip_prefix(const char *s, const char *prefix, const char **out);
 
-/*
- * Append `src` quoted for a POSIX shell as git's sq_quote_buf() does:
- * inside single quotes, with ' and ! each written as '\'' and '\!'.
- */
-void ga_sq_quote(struct ga_buf *dst, const char *src);
-
 /* "dir/name" with one slash between them; `dir` may end with one. */
 char *ga_path_join(const char *dir, const char *name);
 
@@ -247,14 +241,6 @@ int ga_buf_read_fd(struct ga_buf *buf, int fd);
 
 /* The same for the file at `path`, opened and closed here. */
 int ga_buf_read_file(struct ga_buf *buf, const char *path);
-
-/*
- * git's unquote_c_style(): decode the "..." string at `q` with C escapes
- * (\a \b \f \n \r \t \v \\ \" and three octal digits), appending to
- * `out`.  Returns 0 and the position after the closing quote in *end, or
- * -1 (and `out` unchanged) when the string is malformed.
- */
-int ga_unquote_c(struct ga_buf *out, const char *q, const char **end);
 
 /* The value of hex digit `c` (either case), or -1 if it is not one. */
 int ga_hexval(int c);

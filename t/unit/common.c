@@ -8,6 +8,7 @@
 #include "tap.h"
 
 #include "garchive/common.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -358,6 +359,28 @@ static void test_sq_quote(void)
 	ga_buf_release(&b);
 }
 
+static void test_quote_c(void)
+{
+	struct ga_buf b = GA_BUF_INIT;
+
+	ga_quote_c(&b, "plain/name", 10, 1);
+	is_str(b.ptr, "plain/name", "ga_quote_c: nothing to quote");
+	ga_buf_setlen(&b, 0);
+	ga_quote_c(&b, "a\"b\\c\a\b\t\n\v\f\r\001\177", 14, 1);
+	is_str(b.ptr, "\"a\\\"b\\\\c\\a\\b\\t\\n\\v\\f\\r\\001\\177\"",
+	       "ga_quote_c: git's letters, octal for the rest");
+	ga_buf_setlen(&b, 0);
+	ga_quote_c(&b, "\303\251", 2, 1);
+	is_str(b.ptr, "\"\\303\\251\"", "ga_quote_c: core.quotePath on");
+	ga_buf_setlen(&b, 0);
+	ga_quote_c(&b, "\303\251", 2, 0);
+	is_str(b.ptr, "\303\251", "ga_quote_c: core.quotePath off");
+	ga_buf_setlen(&b, 0);
+	ga_quote_c(&b, "a\0b", 3, 0);
+	is_str(b.ptr, "\"a\\000b\"", "ga_quote_c: a NUL byte, counted");
+	ga_buf_release(&b);
+}
+
 static void test_normalize_path(void)
 {
 	/* git's t0060-path-utils.sh, norm_path (NULL: "++failed++"). */
@@ -455,6 +478,7 @@ int main(void)
 	test_strvec();
 	test_prefixes();
 	test_sq_quote();
+	test_quote_c();
 	test_normalize_path();
 	test_interpolate_path();
 	return tap_done();
