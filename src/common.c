@@ -477,6 +477,18 @@ char *ga_path_join(const char *dir, const char *name)
 			  name);
 }
 
+char *ga_xdg_config_home(const char *name)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return ga_xstrfmt("%s/git/%s", xdg, name);
+	if (home)
+		return ga_xstrfmt("%s/.config/git/%s", home, name);
+	return NULL;
+}
+
 int ga_normalize_path(char *dst, const char *src)
 {
 	char *start;

@@ -717,10 +717,7 @@ static int load_stack(struct loader *ld)
 	} else {
 		if (home)
 			user = ga_xstrfmt("%s/.gitconfig", home);
-		if ((env = getenv("XDG_CONFIG_HOME")) && *env)
-			xdg = ga_xstrfmt("%s/git/config", env);
-		else if (home)
-			xdg = ga_xstrfmt("%s/.config/git/config", home);
+		xdg = ga_xdg_config_home("config");
 	}
 	if (xdg)
 		error = read_level(ld, CONFIG_SCOPE_XDG, xdg, xdg, 1);

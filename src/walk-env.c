@@ -29,18 +29,6 @@ struct walk_env {
 	struct pathspec_env pathspec;
 };
 
-static char *default_global_attributes(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		return ga_xstrfmt("%s/git/attributes", xdg);
-	if (home)
-		return ga_xstrfmt("%s/.config/git/attributes", home);
-	return NULL;
-}
-
 /*
  * info/attributes as git names it in warnings: after its own $GIT_DIR,
  * which is GIT_DIR as given, ".git" from a work tree, nothing when run
@@ -112,7 +100,7 @@ int walk_env_load(struct walk_env **out, struct walk_options *wo,
 			env->attr_global = abs;
 		}
 	} else {
-		env->attr_global = default_global_attributes();
+		env->attr_global = ga_xdg_config_home("attributes");
 	}
 	wo->attr_global_file = env->attr_global;
 	env->attr_info = ga_xstrfmt("%sinfo/attributes",

@@ -202,6 +202,12 @@ int ga_skip_prefix(const char *s, const char *prefix, const char **out);
 char *ga_path_join(const char *dir, const char *name);
 
 /*
+ * git's xdg_config_home(): "$XDG_CONFIG_HOME/git/<name>" when that is
+ * set and not empty, else "$HOME/.config/git/<name>", else NULL.
+ */
+char *ga_xdg_config_home(const char *name);
+
+/*
  * git's normalize_path_copy(): copy `src` to `dst` (which may be `src`
  * itself; it needs strlen(src) + 1 bytes) with "//" folded and "." and
  * ".." components resolved.  A leading '/' and a trailing one stay.
