@@ -160,17 +160,6 @@ static unsigned int header_checksum(const unsigned char *h)
 }
 
 /*
- * Whether an entry of umasked mode `mode` has data.  git decides it on
- * the mode after tar.umask, which may clear the file-type bits (any
- * int is a valid tar.umask): then a file is written as an entry of its
- * type with size 0 and no data.
- */
-static int is_regular(uint32_t mode)
-{
-	return (mode & 0170000) == 0100000;
-}
-
-/*
  * Fill the fields every header shares, then the checksum.  The name,
  * prefix, linkname and typeflag must already be set.  `mode` is written
  * masked with 07777; `size` only for regular files (git's rule, which
@@ -184,7 +173,13 @@ static void finish_header(struct tar_writer *tw, unsigned char *h,
 	ga_put_octal(f + H_MODE, W_MODE, mode & 07777);
 	ga_put_octal(f + H_UID, W_UID, 0);
 	ga_put_octal(f + H_GID, W_GID, 0);
-	ga_put_octal(f + H_SIZE, W_SIZE, is_regular(mode) ? size : 0);
+	/*
+	 * Only a regular file has data, decided on the mode after
+	 * tar.umask as git decides it: a umask may clear the type bits
+	 * (any int is a valid tar.umask), and the entry then has size 0.
+	 */
+	ga_put_octal(f + H_SIZE, W_SIZE,
+		     archive_mode_is_regular(mode) ? size : 0);
 	ga_put_octal(f + H_MTIME, W_MTIME, tw->mtime);
 	memcpy(f + H_MAGIC, "ustar", 6);
 	memcpy(f + H_VERSION, "00", 2);
@@ -323,7 +318,7 @@ static int tar_add(struct archive_writer *w, struct archive_entry *e)
 		} else if (e->size) {
 			memcpy(h + H_LINKNAME, e->data, (size_t)e->size);
 		}
-	} else if (is_regular(mode)) {
+	} else if (archive_mode_is_regular(mode)) {
 		size = e->size;
 		if (size > TAR_MAX_SIZE) {
 			pax_add_uint(&pax, "size", size);
@@ -343,7 +338,7 @@ static int tar_add(struct archive_writer *w, struct archive_entry *e)
 	finish_header(tw, h, mode, size);
 	if ((error = emit(tw, h, sizeof(h))) < 0)
 		goto done;
-	if (!is_regular(mode) || !e->size)
+	if (!archive_mode_is_regular(mode) || !e->size)
 		goto done;
 	if (e->stream)
 		error = emit_stream(tw, e);

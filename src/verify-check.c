@@ -162,7 +162,8 @@ static struct expect *match_path(struct verify *v, const char *path,
 static int same_kind(struct verify *v, const struct expect *x, uint32_t mode,
 		     const char *path, size_t len)
 {
-	int ok = verify_is_dir(x->mode) ? verify_is_dir(mode) : x->mode == mode;
+	int ok = archive_mode_is_dir(x->mode) ? archive_mode_is_dir(mode)
+					      : x->mode == mode;
 	char *q;
 
 	if (ok)
@@ -324,7 +325,7 @@ static int zip_entry(struct verify *v, struct zip_reader *r,
 	x = match_path(v, e->path, e->path_len, dir);
 	if (!x || dir)
 		return 0;
-	if (verify_is_dir(x->mode)) {
+	if (archive_mode_is_dir(x->mode)) {
 		same_kind(v, x, WALK_MODE_FILE, e->path, e->path_len);
 		return 0;
 	}
@@ -398,7 +399,7 @@ static void list_unseen(struct verify *v)
 
 		if (!x || x->seen)
 			continue;
-		list_add(v, verify_is_dir(x->mode) ? LIST_DIR_ONLY_TREE
+		list_add(v, archive_mode_is_dir(x->mode) ? LIST_DIR_ONLY_TREE
 					    : LIST_ONLY_TREE,
 			 verify_quote_path(x->path, x->path_len));
 	}

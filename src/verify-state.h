@@ -212,10 +212,4 @@ void verify_chunk_update(struct chunker *c, const unsigned char *p,
  */
 char *verify_quote_path(const char *p, size_t len);
 
-/* Directories and submodules have no content to compare. */
-static inline int verify_is_dir(uint32_t mode)
-{
-	return mode == WALK_MODE_DIR || mode == WALK_MODE_GITLINK;
-}
-
 #endif

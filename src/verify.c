@@ -641,7 +641,7 @@ void verify_expect_entry(struct verify *v, struct archive_entry *e)
 		return;
 	x->mode = e->mode;
 	x->index = v->nr_expected++;
-	if (verify_is_dir(e->mode))
+	if (archive_mode_is_dir(e->mode))
 		return;
 	v->nr_expected_files++;
 	x->size = e->size;
@@ -661,7 +661,7 @@ void verify_expect_done(struct verify *v, struct archive_entry *e)
 {
 	if (e->stream == &v->hstream.base)
 		e->stream = v->hstream.inner;
-	if (!v->current || verify_is_dir(v->current->mode))
+	if (!v->current || archive_mode_is_dir(v->current->mode))
 		return;
 	ga_sha256_final(&v->entry_sha, v->current->sha);
 }

@@ -75,7 +75,7 @@ struct zip_job *zip_job_new(struct archive_entry *entry, int own,
 	job->mode = entry->mode;
 	job->text = entry->text;
 	job->is_binary = -1;
-	if (!is_dir_mode(entry->mode)) {
+	if (!archive_mode_is_dir(entry->mode)) {
 		job->size = entry->size;
 		job->data = entry->data;
 		job->deferred = entry->deferred;
@@ -111,7 +111,7 @@ size_t zip_entry_cost(const struct archive_entry *entry)
 {
 	uint64_t cost = sizeof(struct zip_job) + entry->path_len;
 
-	if (!is_dir_mode(entry->mode))
+	if (!archive_mode_is_dir(entry->mode))
 		cost += 2 * entry->size;
 	return cost > SIZE_MAX ? SIZE_MAX : (size_t)cost;
 }

@@ -44,23 +44,6 @@
  */
 #define ZIP_BUDGET	((size_t)12 << 20)
 
-static inline int is_dir_mode(uint32_t mode)
-{
-	uint32_t type = mode & 0170000;
-
-	return type == WALK_MODE_DIR || type == WALK_MODE_GITLINK;
-}
-
-static inline int is_reg_mode(uint32_t mode)
-{
-	return (mode & 0170000) == 0100000;
-}
-
-static inline int is_link_mode(uint32_t mode)
-{
-	return (mode & 0170000) == WALK_MODE_SYMLINK;
-}
-
 enum job_state { JOB_PENDING, JOB_DONE };
 
 /*

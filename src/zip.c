@@ -353,7 +353,7 @@ static void process_job(struct zip_job *job, int level)
 
 	job->method = ZIP_METHOD_STORE;
 	job->csize = job->size;	/* 0 for directories */
-	if (is_dir_mode(job->mode))
+	if (archive_mode_is_dir(job->mode))
 		return;
 	if (job->deferred && !job->data && zip_job_load(job) < 0)
 		return;
@@ -361,7 +361,7 @@ static void process_job(struct zip_job *job, int level)
 			     job->size);
 	job->is_binary = decide_binary(job->text, job->data, job->size);
 	/* Symlinks, empty files and -0 are stored. */
-	if (!is_reg_mode(job->mode) || level == 0 || job->size == 0)
+	if (!archive_mode_is_regular(job->mode) || level == 0 || job->size == 0)
 		return;
 	error = deflate_member(&job->deflated, &deflated_len, job->data,
 			       job->size, level);
@@ -530,9 +530,9 @@ static void add_central_record(struct zip_writer *w, const struct member *m)
 	unsigned int made_by = 0;
 	uint32_t ext_attr;
 
-	if (is_dir_mode(m->mode)) {
+	if (archive_mode_is_dir(m->mode)) {
 		ext_attr = ZIP_ATTR_DOS_DIR;
-	} else if (is_link_mode(m->mode)) {
+	} else if (archive_mode_is_symlink(m->mode)) {
 		ext_attr = (m->mode | 0777) << 16;
 		made_by = ZIP_MADE_BY_UNIX;
 	} else if (m->mode & 0111) {
@@ -818,8 +818,9 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 	struct zip_job *job;
 
 	if (entry->path_len > ZIP_MAX_PATH ||
-	    (!is_dir_mode(entry->mode) && !is_reg_mode(entry->mode) &&
-	     !is_link_mode(entry->mode))) {
+	    (!archive_mode_is_dir(entry->mode) &&
+	     !archive_mode_is_regular(entry->mode) &&
+	     !archive_mode_is_symlink(entry->mode))) {
 		/* git's order: earlier members, the warning, then these. */
 		if ((error = queue_drain(w)) < 0)
 			return error;
@@ -834,16 +835,17 @@ static int add_entry(struct zip_writer *w, struct archive_entry *entry)
 				     "unsupported file mode: 0%o (SHA1: %s)",
 				     (unsigned int)entry->mode, oid_hex);
 	}
-	if (!is_dir_mode(entry->mode) && !entry->stream && entry->size &&
+	if (!archive_mode_is_dir(entry->mode) && !entry->stream && entry->size &&
 	    !entry->data && !entry->deferred)
 		GA_BUG("zip: entry without content");
-	if (is_reg_mode(entry->mode) && entry->stream) {
+	if (archive_mode_is_regular(entry->mode) && entry->stream) {
 		if ((error = queue_drain(w)) < 0)
 			return error;
 		return write_streamed(w, entry);
 	}
 
-	needs_worker = w->sched.nr_threads > 1 && is_reg_mode(entry->mode) &&
+	needs_worker = w->sched.nr_threads > 1 &&
+		archive_mode_is_regular(entry->mode) &&
 		w->level != 0 && entry->size > 0;
 	/* A worker reads it when there is room: only the job counts now. */
 	deferred = needs_worker && entry->deferred;

@@ -23,6 +23,25 @@ struct sink;
 #define WALK_MODE_DIR		0040000
 #define WALK_MODE_GITLINK	0160000
 
+/* Directories and submodules: entries without content. */
+static inline int archive_mode_is_dir(uint32_t mode)
+{
+	uint32_t type = mode & 0170000;
+
+	return type == WALK_MODE_DIR || type == WALK_MODE_GITLINK;
+}
+
+/* The type bits of a regular file (a umasked mode may have lost them). */
+static inline int archive_mode_is_regular(uint32_t mode)
+{
+	return (mode & 0170000) == 0100000;
+}
+
+static inline int archive_mode_is_symlink(uint32_t mode)
+{
+	return (mode & 0170000) == WALK_MODE_SYMLINK;
+}
+
 /* The zip "text" bit: from the diff attribute, else sniff the content. */
 enum entry_text { ENTRY_TEXT_SNIFF = 0, ENTRY_TEXT, ENTRY_BINARY };
 
