@@ -57,7 +57,8 @@ O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
 
 SRCS := $(sort $(wildcard src/*.c))
 OBJS := $(addprefix $(O),$(SRCS:.c=.o))
-LIB_OBJS := $(filter-out $(O)src/main.o,$(OBJS))
+EXE_OBJS := $(O)src/main.o $(O)src/no-tls.o
+LIB_OBJS := $(filter-out $(EXE_OBJS),$(OBJS))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 UNIT_TESTS := $(addprefix $(O),$(UNIT_SRCS:.c=.t))
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
@@ -84,8 +85,8 @@ DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 all: $(O)garchive
 
-$(O)garchive: $(O)src/main.o $(O)libgarchive.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(O)src/main.o $(O)libgarchive.a $(ALL_LIBS)
+$(O)garchive: $(EXE_OBJS) $(O)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(EXE_OBJS) $(O)libgarchive.a $(ALL_LIBS)
 
 $(O)libgarchive.a: $(LIB_OBJS)
 	rm -f $@

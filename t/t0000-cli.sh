@@ -141,6 +141,22 @@ test_expect_success '--version names libgit2, zlib and gzip in use' '
 	test_cmp actual actual.b
 '
 
+# LeakSanitizer refuses to run under ptrace, so not in ASAN builds.
+test_lazy_prereq STRACE '
+	strace -f -o /dev/null true &&
+	strace -f -o /dev/null garchive --version
+'
+
+# libgit2 built with mbedTLS (Debian's) would parse the whole system CA
+# bundle at init; garchive makes no TLS connection (src/no-tls.c).
+test_expect_success STRACE 'no run reads the TLS certificate store' '
+	strace -f -e trace=open,openat -o trace.version garchive --version >/dev/null &&
+	strace -f -e trace=open,openat -o trace.tar garchive HEAD >/dev/null &&
+	grep -c "openat(" trace.tar >count &&
+	test "$(cat count)" -gt 0 &&
+	! grep -E "/etc/ssl|/usr/lib/ssl|ca-certificates|\\.pem\"|\\.crt\"" trace.version trace.tar
+'
+
 test_expect_success 'an unknown tar.* format: a hint at tar.<format>.command' '
 	git init -q fmt &&
 	git -C fmt commit -q --allow-empty -m x &&
