@@ -325,6 +325,13 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
 		r->opts.format->filter.kind == FILTER_NONE;
 	/*
+	 * gzip -cn (or a command) compresses on a core of its own and sets
+	 * the pace: reading ahead on that core would only slow it down.
+	 */
+	if (r->opts.format->filter.kind == FILTER_GZIP ||
+	    r->opts.format->filter.kind == FILTER_COMMAND)
+		wo->cpus_taken_by_filter = 1;
+	/*
 	 * zip: deflating is the work, on the writer's threads.  The walk
 	 * reads blobs itself (workers reading ahead would only add their
 	 * own caches to the peak) and hands large ones on unread, so that

@@ -358,13 +358,16 @@ static int read_threshold(struct walk *w)
 	return 0;
 }
 
-/* Workers for reading blobs ahead: --threads, 0 = one per CPU. */
-static int worker_count(int wanted)
+/*
+ * Threads reading blobs, the walk's included: --threads, or 0 for one
+ * per CPU that no compressing process needs.
+ */
+static int worker_count(int wanted, int cpus_taken)
 {
 	long n = wanted;
 
 	if (n <= 0) {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = sysconf(_SC_NPROCESSORS_ONLN) - cpus_taken;
 		if (n < 1)
 			n = 1;
 	}
@@ -373,7 +376,8 @@ static int worker_count(int wanted)
 
 static int start_prefetch(struct walk *w)
 {
-	int threads = worker_count(w->opts->threads);
+	int threads = worker_count(w->opts->threads,
+				   w->opts->cpus_taken_by_filter);
 
 	/* One thread: the walk reads each blob itself, as git does. */
 	if (threads <= 1)

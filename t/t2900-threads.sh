@@ -277,6 +277,33 @@ test_expect_success 'garchive.threads is the default number of workers' '
 	)
 '
 
+# LeakSanitizer refuses to run under ptrace, so not in ASAN builds.
+test_lazy_prereq STRACE '
+	strace -f -o /dev/null true &&
+	strace -f -o /dev/null garchive --version
+'
+
+# threads_started ARGS...: how many threads garchive ARGS starts.
+threads_started () {
+	strace -f -e trace=clone,clone3 -o clones garchive "$@" >/dev/null &&
+	grep -c CLONE_THREAD clones || :
+}
+
+test_expect_success STRACE 'the default leaves gzip and tar commands a CPU' '
+	cpus=$(getconf _NPROCESSORS_ONLN) &&
+	reading=$((cpus - 1)) &&
+	beside_gzip=$((cpus - 2)) &&
+	if test $beside_gzip -lt 0; then beside_gzip=0; fi &&
+	(
+		cd wide &&
+		test "$(threads_started --format=tar HEAD)" = $reading &&
+		test "$(threads_started --format=tgz HEAD)" = $beside_gzip &&
+		test "$(threads_started -c tar.tgz.command=cat --format=tgz HEAD)" = $beside_gzip &&
+		test "$(threads_started --threads=3 --format=tgz HEAD)" = 2 &&
+		test "$(threads_started -c garchive.threads=3 --format=tgz HEAD)" = 2
+	)
+'
+
 # Copies of `wide` with one blob missing or damaged.
 test_expect_success 'setup broken copies' '
 	clone_loose wide broken &&

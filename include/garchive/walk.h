@@ -77,6 +77,12 @@ struct walk_options {
 	 */
 	int reading_bound;
 	/*
+	 * CPUs that a later stage keeps busy in another process (gzip or
+	 * a tar.<format>.command): without --threads, the read-ahead
+	 * leaves them to it rather than compete for them.
+	 */
+	int cpus_taken_by_filter;
+	/*
 	 * Regular files larger than this whose content no conversion
 	 * changes come deferred (entry->deferred) when the walk reads
 	 * blobs itself (threads = 1); 0: never.  For a writer that
