@@ -14,6 +14,8 @@
 #                   page and bash completion
 #   make doc        re-render Documentation/garchive.1 (needs asciidoctor)
 #   make bench      time garchive against git archive (bench/run)
+#   make bench-scaling  how time and memory grow with the number of files
+#                   and the largest blob (bench/scaling)
 #
 # Sources are found by wildcard: a new src/*.c, t/unit/*.c or t/t*.sh
 # needs no change here.
@@ -81,7 +83,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 .PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
-	clean install uninstall doc bench
+	clean install uninstall doc bench bench-scaling
 
 all: $(O)garchive
 
@@ -162,6 +164,11 @@ check-asan: $(TEST_CLOCK)
 # first run, then prints a table; it asserts nothing.
 bench: garchive
 	bench/run
+
+# The same for bench/scaling's repositories (several GB of input: the
+# first run builds them, in a few minutes).
+bench-scaling: garchive
+	bench/scaling
 
 clean-objs:
 	rm -f $(O)src/*.o $(O)libgarchive.a $(O)garchive $(UNIT_TESTS)
