@@ -92,6 +92,12 @@ cat >"$HOME/.gitconfig" <<\EOF
 [safe]
 	directory = *
 EOF
+# GARCHIVE_TEST_THREADS=N runs the whole suite with garchive.threads=N
+# as the default (make test GARCHIVE_TEST_THREADS=8).
+if test -n "${GARCHIVE_TEST_THREADS-}"; then
+	printf '[garchive]\n\tthreads = %s\n' "$GARCHIVE_TEST_THREADS" \
+		>>"$HOME/.gitconfig"
+fi
 cd "$TRASH_DIRECTORY" || exit 1
 
 test_count=0

@@ -283,8 +283,10 @@ test_lazy_prereq STRACE '
 	strace -f -o /dev/null garchive --version
 '
 
-# threads_started ARGS...: how many threads garchive ARGS starts.
+# threads_started ARGS...: how many threads garchive ARGS starts, with
+# no garchive.threads from the global config (GARCHIVE_TEST_THREADS).
 threads_started () {
+	GIT_CONFIG_GLOBAL=/dev/null \
 	strace -f -e trace=clone,clone3 -o clones garchive "$@" >/dev/null &&
 	grep -c CLONE_THREAD clones || :
 }
