@@ -101,26 +101,20 @@ static void plural(struct ga_buf *out, uintmax_t n, const char *one,
  * (diff + round) / div; a row that carries makes that count the diff the
  * next rows see (seconds to minutes to hours to days), while weeks and
  * months are counted from the days.  The first row whose diff is below
- * `below` shows its count.
+ * `below` shows its count: "1 <unit> ago", "<n> <unit>s ago".
  */
 static const struct rel_unit {
 	unsigned round, div;
 	int carry;
 	uintmax_t below;
-	const char *one, *many;
+	const char *unit;
 } rel_units[] = {
-	{ 0, 1, 1, 90,
-	  "%" PRIuMAX " second ago", "%" PRIuMAX " seconds ago" },
-	{ 30, 60, 1, 90,
-	  "%" PRIuMAX " minute ago", "%" PRIuMAX " minutes ago" },
-	{ 30, 60, 1, 36,
-	  "%" PRIuMAX " hour ago", "%" PRIuMAX " hours ago" },
-	{ 12, 24, 1, 14,
-	  "%" PRIuMAX " day ago", "%" PRIuMAX " days ago" },
-	{ 3, 7, 0, 70,
-	  "%" PRIuMAX " week ago", "%" PRIuMAX " weeks ago" },
-	{ 15, 30, 0, 365,
-	  "%" PRIuMAX " month ago", "%" PRIuMAX " months ago" },
+	{ 0, 1, 1, 90, "second" },
+	{ 30, 60, 1, 90, "minute" },
+	{ 30, 60, 1, 36, "hour" },
+	{ 12, 24, 1, 14, "day" },
+	{ 3, 7, 0, 70, "week" },
+	{ 15, 30, 0, 365, "month" },
 };
 
 static void show_date_relative(uintmax_t time, struct ga_buf *out)
@@ -141,7 +135,8 @@ static void show_date_relative(uintmax_t time, struct ga_buf *out)
 		if (u->carry)
 			diff = n;
 		if (diff < u->below) {
-			plural(out, n, u->one, u->many);
+			ga_buf_printf(out, "%" PRIuMAX " %s%s ago", n, u->unit,
+				      n == 1 ? "" : "s");
 			return;
 		}
 	}
