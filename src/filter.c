@@ -70,26 +70,40 @@ static int fd_write(struct sink *s, const void *buf, size_t len)
 	return 0;
 }
 
-static int fd_finish(struct sink *s)
+/*
+ * A sink with nothing to flush and nothing to release but itself: the fd
+ * and memory sinks.  new_plain_sink() allocates one of `size` bytes (its
+ * struct sink first) that writes with `write`.
+ */
+static int plain_finish(struct sink *s)
 {
 	(void)s;
 	return 0;
 }
 
-static void fd_free(struct sink *s)
+static void plain_free(struct sink *s)
 {
 	free(s);
 }
 
+static struct sink *new_plain_sink(size_t size,
+				   int (*write)(struct sink *, const void *,
+						size_t))
+{
+	struct sink *s = ga_xcalloc(1, size);
+
+	s->write = write;
+	s->finish = plain_finish;
+	s->free = plain_free;
+	return s;
+}
+
 int filter_open_fd(struct sink **out, int fd)
 {
-	struct fd_sink *f = ga_xcalloc(1, sizeof(*f));
+	struct sink *s = new_plain_sink(sizeof(struct fd_sink), fd_write);
 
-	f->base.write = fd_write;
-	f->base.finish = fd_finish;
-	f->base.free = fd_free;
-	f->fd = fd;
-	*out = &f->base;
+	((struct fd_sink *)s)->fd = fd;
+	*out = s;
 	return 0;
 }
 
@@ -111,13 +125,10 @@ static int mem_write(struct sink *s, const void *buf, size_t len)
 
 int filter_open_memory(struct sink **out, struct ga_buf *buf)
 {
-	struct mem_sink *m = ga_xcalloc(1, sizeof(*m));
+	struct sink *s = new_plain_sink(sizeof(struct mem_sink), mem_write);
 
-	m->base.write = mem_write;
-	m->base.finish = fd_finish;
-	m->base.free = fd_free;
-	m->buf = buf;
-	*out = &m->base;
+	((struct mem_sink *)s)->buf = buf;
+	*out = s;
 	return 0;
 }
 
