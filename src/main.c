@@ -395,7 +395,7 @@ static void count_entry(struct run *r, const struct archive_entry *entry)
 {
 	if (!r->progress)
 		return;
-	if (entry->mode != WALK_MODE_DIR)
+	if (entry->mode != ARCHIVE_MODE_DIR)
 		r->files++;
 	r->bytes += entry->size;
 	progress_update(r->progress, r->files, r->bytes);
