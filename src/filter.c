@@ -98,7 +98,7 @@ static struct sink *new_plain_sink(size_t size,
 	return s;
 }
 
-int filter_open_fd(struct sink **out, int fd)
+int sink_open_fd(struct sink **out, int fd)
 {
 	struct sink *s = new_plain_sink(sizeof(struct fd_sink), fd_write);
 
@@ -123,7 +123,7 @@ static int mem_write(struct sink *s, const void *buf, size_t len)
 	return 0;
 }
 
-int filter_open_memory(struct sink **out, struct ga_buf *buf)
+int sink_open_memory(struct sink **out, struct ga_buf *buf)
 {
 	struct sink *s = new_plain_sink(sizeof(struct mem_sink), mem_write);
 
@@ -727,7 +727,7 @@ static int open_gzip(struct sink **out, int level, int fd)
 		   "falling back to 'git archive gzip': %s",
 		   display, strerror(err));
 	free(display);
-	filter_open_fd(&next, fd);
+	sink_open_fd(&next, fd);
 	return filter_open_zlib(out, level, next, 1);
 }
 
@@ -808,7 +808,7 @@ static int open_engine(struct sink **out, const struct filter_spec *spec,
 	}
 	if (o.threads < 0)
 		o.threads = spec->threads;
-	filter_open_fd(&next, fd);
+	sink_open_fd(&next, fd);
 	return gzip_sink_open(out, &o, next);
 }
 
@@ -820,11 +820,11 @@ int filter_open(struct sink **out, const struct filter_spec *spec,
 	*out = NULL;
 	switch (spec->kind) {
 	case FILTER_NONE:
-		return filter_open_fd(out, fd);
+		return sink_open_fd(out, fd);
 	case FILTER_GZIP:
 		return open_gzip(out, level, fd);
 	case FILTER_ZLIB:
-		filter_open_fd(&next, fd);
+		sink_open_fd(&next, fd);
 		return filter_open_zlib(out, level, next, 1);
 	case FILTER_COMMAND:
 		if (!spec->command)

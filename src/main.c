@@ -209,7 +209,7 @@ static int write_out(int fd, const char *buf, size_t len)
 	struct sink *sink = NULL;
 	int error;
 
-	if ((error = filter_open_fd(&sink, fd)) < 0)
+	if ((error = sink_open_fd(&sink, fd)) < 0)
 		return error;
 	error = sink->write(sink, buf, len);
 	sink->free(sink);
