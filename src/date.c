@@ -96,48 +96,49 @@ static void plural(struct ga_buf *out, uintmax_t n, const char *one,
 	ga_buf_printf(out, n == 1 ? one : many, n);
 }
 
+/*
+ * git's relative-date ladder, one unit a row.  Each row's count is
+ * (diff + round) / div; a row that carries makes that count the diff the
+ * next rows see (seconds to minutes to hours to days), while weeks and
+ * months are counted from the days.  The first row whose diff is below
+ * `below` shows its count: "1 <unit> ago", "<n> <unit>s ago".
+ */
+static const struct rel_unit {
+	unsigned round, div;
+	int carry;
+	uintmax_t below;
+	const char *unit;
+} rel_units[] = {
+	{ 0, 1, 1, 90, "second" },
+	{ 30, 60, 1, 90, "minute" },
+	{ 30, 60, 1, 36, "hour" },
+	{ 12, 24, 1, 14, "day" },
+	{ 3, 7, 0, 70, "week" },
+	{ 15, 30, 0, 365, "month" },
+};
+
 static void show_date_relative(uintmax_t time, struct ga_buf *out)
 {
 	time_t now = now_seconds();
 	uintmax_t diff;
+	size_t i;
 
 	if (now < 0 || (uintmax_t)now < time) {
 		ga_buf_puts(out, "in the future");
 		return;
 	}
 	diff = (uintmax_t)now - time;
-	if (diff < 90) {
-		plural(out, diff, "%" PRIuMAX " second ago",
-		       "%" PRIuMAX " seconds ago");
-		return;
-	}
-	diff = (diff + 30) / 60;
-	if (diff < 90) {
-		plural(out, diff, "%" PRIuMAX " minute ago",
-		       "%" PRIuMAX " minutes ago");
-		return;
-	}
-	diff = (diff + 30) / 60;
-	if (diff < 36) {
-		plural(out, diff, "%" PRIuMAX " hour ago",
-		       "%" PRIuMAX " hours ago");
-		return;
-	}
-	diff = (diff + 12) / 24;
-	if (diff < 14) {
-		plural(out, diff, "%" PRIuMAX " day ago",
-		       "%" PRIuMAX " days ago");
-		return;
-	}
-	if (diff < 70) {
-		plural(out, (diff + 3) / 7, "%" PRIuMAX " week ago",
-		       "%" PRIuMAX " weeks ago");
-		return;
-	}
-	if (diff < 365) {
-		plural(out, (diff + 15) / 30, "%" PRIuMAX " month ago",
-		       "%" PRIuMAX " months ago");
-		return;
+	for (i = 0; i < GA_ARRAY_SIZE(rel_units); i++) {
+		const struct rel_unit *u = &rel_units[i];
+		uintmax_t n = (diff + u->round) / u->div;
+
+		if (u->carry)
+			diff = n;
+		if (diff < u->below) {
+			ga_buf_printf(out, "%" PRIuMAX " %s%s ago", n, u->unit,
+				      n == 1 ? "" : "s");
+			return;
+		}
 	}
 	if (diff < 1825) {
 		uintmax_t total = (diff * 12 * 2 + 365) / (365 * 2);

@@ -70,26 +70,40 @@ static int fd_write(struct sink *s, const void *buf, size_t len)
 	return 0;
 }
 
-static int fd_finish(struct sink *s)
+/*
+ * A sink with nothing to flush and nothing to release but itself: the fd
+ * and memory sinks.  new_plain_sink() allocates one of `size` bytes (its
+ * struct sink first) that writes with `write`.
+ */
+static int plain_finish(struct sink *s)
 {
 	(void)s;
 	return 0;
 }
 
-static void fd_free(struct sink *s)
+static void plain_free(struct sink *s)
 {
 	free(s);
 }
 
-int filter_open_fd(struct sink **out, int fd)
+static struct sink *new_plain_sink(size_t size,
+				   int (*write)(struct sink *, const void *,
+						size_t))
 {
-	struct fd_sink *f = ga_xcalloc(1, sizeof(*f));
+	struct sink *s = ga_xcalloc(1, size);
 
-	f->base.write = fd_write;
-	f->base.finish = fd_finish;
-	f->base.free = fd_free;
-	f->fd = fd;
-	*out = &f->base;
+	s->write = write;
+	s->finish = plain_finish;
+	s->free = plain_free;
+	return s;
+}
+
+int sink_open_fd(struct sink **out, int fd)
+{
+	struct sink *s = new_plain_sink(sizeof(struct fd_sink), fd_write);
+
+	((struct fd_sink *)s)->fd = fd;
+	*out = s;
 	return 0;
 }
 
@@ -109,15 +123,12 @@ static int mem_write(struct sink *s, const void *buf, size_t len)
 	return 0;
 }
 
-int filter_open_memory(struct sink **out, struct ga_buf *buf)
+int sink_open_memory(struct sink **out, struct ga_buf *buf)
 {
-	struct mem_sink *m = ga_xcalloc(1, sizeof(*m));
+	struct sink *s = new_plain_sink(sizeof(struct mem_sink), mem_write);
 
-	m->base.write = mem_write;
-	m->base.finish = fd_finish;
-	m->base.free = fd_free;
-	m->buf = buf;
-	*out = &m->base;
+	((struct mem_sink *)s)->buf = buf;
+	*out = s;
 	return 0;
 }
 
@@ -716,7 +727,7 @@ static int open_gzip(struct sink **out, int level, int fd)
 		   "falling back to 'git archive gzip': %s",
 		   display, strerror(err));
 	free(display);
-	filter_open_fd(&next, fd);
+	sink_open_fd(&next, fd);
 	return filter_open_zlib(out, level, next, 1);
 }
 
@@ -797,7 +808,7 @@ static int open_engine(struct sink **out, const struct filter_spec *spec,
 	}
 	if (o.threads < 0)
 		o.threads = spec->threads;
-	filter_open_fd(&next, fd);
+	sink_open_fd(&next, fd);
 	return gzip_sink_open(out, &o, next);
 }
 
@@ -809,11 +820,11 @@ int filter_open(struct sink **out, const struct filter_spec *spec,
 	*out = NULL;
 	switch (spec->kind) {
 	case FILTER_NONE:
-		return filter_open_fd(out, fd);
+		return sink_open_fd(out, fd);
 	case FILTER_GZIP:
 		return open_gzip(out, level, fd);
 	case FILTER_ZLIB:
-		filter_open_fd(&next, fd);
+		sink_open_fd(&next, fd);
 		return filter_open_zlib(out, level, next, 1);
 	case FILTER_COMMAND:
 		if (!spec->command)

@@ -317,7 +317,7 @@ static int compress_fd(const struct gzip_command *cmd, int in,
 	int error;
 
 	opts.window = rs->have_window ? rs->window : NULL;
-	filter_open_fd(&fd_sink, out_fd);
+	sink_open_fd(&fd_sink, out_fd);
 	if ((error = gzip_sink_open(&gz, &opts, fd_sink)) < 0)
 		return error;
 	for (;;) {

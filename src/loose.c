@@ -334,6 +334,7 @@ static int corrupt(const struct loose_backend *b, const char *hex,
 	struct ga_buf msg = GA_BUF_INIT;
 	char *path = object_path(b->shown, hex);
 	const char *p = why->ptr ? why->ptr : "";
+	int error;
 
 	while (*p) {
 		const char *nl = strchrnul(p, '\n');
@@ -344,11 +345,18 @@ static int corrupt(const struct loose_backend *b, const char *hex,
 		ga_buf_putc(&msg, '\n');
 		p = *nl ? nl + 1 : nl;
 	}
-	ga_buf_printf(&msg, "fatal: loose object %s (stored in %s) is corrupt",
-		      hex, path);
-	git_error_set_str(GIT_ERROR_ODB, msg.ptr);
-	ga_buf_release(&msg);
+	error = object_corrupt(&msg, "loose", hex, path);
 	free(path);
+	return error;
+}
+
+int object_corrupt(struct ga_buf *lines, const char *kind, const char *hex,
+		   const char *where)
+{
+	ga_buf_printf(lines, "fatal: %s object %s (stored in %s) is corrupt",
+		      kind, hex, where);
+	git_error_set_str(GIT_ERROR_ODB, lines->ptr);
+	ga_buf_release(lines);
 	return GA_ECORRUPT;
 }
 

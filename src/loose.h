@@ -123,6 +123,15 @@ void loose_stream_free(struct loose_stream *s);
 int loose_damage_in_header(const char *message);
 
 /*
+ * A damaged object, loose or packed, as git dies of it: set libgit2's
+ * error to `lines` (git's lines before the last, each ending in '\n',
+ * perhaps none) followed by "fatal: <kind> object <hex> (stored in
+ * <where>) is corrupt", release `lines`, and return GA_ECORRUPT.
+ */
+int object_corrupt(struct ga_buf *lines, const char *kind, const char *hex,
+		   const char *where);
+
+/*
  * The `shown` name `b` was made with, when it is a loose backend made
  * with one; else NULL.
  */

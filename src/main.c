@@ -209,7 +209,7 @@ static int write_out(int fd, const char *buf, size_t len)
 	struct sink *sink = NULL;
 	int error;
 
-	if ((error = filter_open_fd(&sink, fd)) < 0)
+	if ((error = sink_open_fd(&sink, fd)) < 0)
 		return error;
 	error = sink->write(sink, buf, len);
 	sink->free(sink);
@@ -402,7 +402,7 @@ static void count_entry(struct run *r, const struct archive_entry *entry)
 {
 	if (!r->progress)
 		return;
-	if (entry->mode != WALK_MODE_DIR)
+	if (entry->mode != ARCHIVE_MODE_DIR)
 		r->files++;
 	r->bytes += entry->size;
 	progress_update(r->progress, r->files, r->bytes);

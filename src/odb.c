@@ -358,12 +358,9 @@ static int pack_error(const struct pack_backend *b, const git_oid *id,
 			      ga_zlib_strerror(Z_DATA_ERROR), e->message);
 	else if (e && e->message)
 		ga_buf_printf(&msg, "%s\n", e->message);
-	ga_buf_printf(&msg, "fatal: packed object %s (stored in %s) is corrupt",
-		      hex, pack);
-	git_error_set_str(GIT_ERROR_ODB, msg.ptr);
-	ga_buf_release(&msg);
+	error = object_corrupt(&msg, "packed", hex, pack);
 	free(pack);
-	return GA_ECORRUPT;
+	return error;
 }
 
 static git_odb_backend *inner(git_odb_backend *backend)

@@ -231,7 +231,7 @@ static void run_job(struct worker *wk, struct job *job)
 					  &job->id) == 0;
 	if (!have_header)
 		git_error_clear();
-	if (have_header && job->mode != WALK_MODE_SYMLINK &&
+	if (have_header && job->mode != ARCHIVE_MODE_SYMLINK &&
 	    type == GIT_OBJECT_BLOB && size > pf->opts->big_file_threshold) {
 		job->big = 1;
 		job->size = size;
@@ -352,7 +352,7 @@ static int scout_next(git_oid *id, uint32_t *mode, struct prefetch *pf)
 			goto broken;
 		ga_buf_setlen(&pf->rel, f->rel_len);
 		ga_buf_put(&pf->rel, te.name, te.name_len);
-		if (te.mode == WALK_MODE_DIR) {
+		if (te.mode == ARCHIVE_MODE_DIR) {
 			if (ps && !pathspec_may_match_inside(ps, pf->rel.ptr))
 				continue;
 			ga_buf_putc(&pf->rel, '/');
@@ -360,7 +360,7 @@ static int scout_next(git_oid *id, uint32_t *mode, struct prefetch *pf)
 				goto broken;
 			continue;
 		}
-		if (te.mode == WALK_MODE_GITLINK)
+		if (te.mode == ARCHIVE_MODE_GITLINK)
 			continue;
 		if (ps && pathspec_match(ps, pf->rel.ptr, 0, unknown_attrs,
 					 NULL) == 0)

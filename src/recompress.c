@@ -387,37 +387,6 @@ static int feed_command(struct cand *c, const unsigned char *p, size_t len)
 	return 0;
 }
 
-int recompress_feed(struct recompress *rc, const unsigned char *data,
-		    size_t len)
-{
-	size_t i;
-	int error;
-
-	for (i = 0; rc && i < rc->nr; i++) {
-		struct cand *c = &rc->cands[i];
-
-		if (c->dead)
-			continue;
-		if (c->zlib) {
-			if (c->zlib->write(c->zlib, data, len) < 0)
-				kill_cand(c, ga_xstrdup(ga_error_message()));
-		} else if ((error = feed_command(c, data, len)) < 0) {
-			return error;
-		}
-	}
-	if (rc)
-		trim_window(rc);
-	return 0;
-}
-
-void recompress_stop(struct recompress *rc, const char *why)
-{
-	size_t i;
-
-	for (i = 0; rc && i < rc->nr; i++)
-		kill_cand(&rc->cands[i], ga_xstrdup(why));
-}
-
 /* Close its input and compare everything it still writes. */
 static int finish_command(struct cand *c)
 {
@@ -448,7 +417,14 @@ static int finish_command(struct cand *c)
 	return 0;
 }
 
-int recompress_finish(struct recompress *rc, uint64_t file_len)
+/*
+ * Hand every live candidate `len` bytes of `data` or, with `end`, the end
+ * of its input.  A zlib candidate that fails drops out with its message,
+ * as a command that fails does; an error of our own in feeding a command
+ * stops the run.
+ */
+static int pass_on(struct recompress *rc, const unsigned char *data,
+		   size_t len, int end)
 {
 	size_t i;
 	int error;
@@ -458,10 +434,46 @@ int recompress_finish(struct recompress *rc, uint64_t file_len)
 
 		if (c->dead)
 			continue;
-		if (c->zlib && c->zlib->finish(c->zlib) < 0)
-			kill_cand(c, ga_xstrdup(ga_error_message()));
-		else if (!c->zlib && (error = finish_command(c)) < 0)
+		if (c->zlib) {
+			if ((end ? c->zlib->finish(c->zlib) :
+			     c->zlib->write(c->zlib, data, len)) < 0)
+				kill_cand(c, ga_xstrdup(ga_error_message()));
+		} else if ((error = end ? finish_command(c) :
+			    feed_command(c, data, len)) < 0) {
 			return error;
+		}
+	}
+	return 0;
+}
+
+int recompress_feed(struct recompress *rc, const unsigned char *data,
+		    size_t len)
+{
+	int error = pass_on(rc, data, len, 0);
+
+	if (!error && rc)
+		trim_window(rc);
+	return error;
+}
+
+void recompress_stop(struct recompress *rc, const char *why)
+{
+	size_t i;
+
+	for (i = 0; rc && i < rc->nr; i++)
+		kill_cand(&rc->cands[i], ga_xstrdup(why));
+}
+
+int recompress_finish(struct recompress *rc, uint64_t file_len)
+{
+	size_t i;
+	int error;
+
+	if ((error = pass_on(rc, NULL, 0, 1)) < 0)
+		return error;
+	for (i = 0; rc && i < rc->nr; i++) {
+		struct cand *c = &rc->cands[i];
+
 		if (c->dead)
 			continue;
 		if (c->ahead.len || c->pos > file_len)

@@ -380,16 +380,30 @@ static int commit_reference(struct known **out, struct resolver *rs,
 static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
 		     size_t len);
 
+/*
+ * The commit `name` (its first `len` bytes) names, tags peeled, as git's
+ * lookup_commit_reference(get_oid_1(name)) finds it for "^" and "~":
+ * another type is reported with git's complaint (GA_ENOTFOUND).
+ */
+static int get_commit(struct known **out, struct resolver *rs,
+		      const char *name, size_t len)
+{
+	git_oid id;
+	int error;
+
+	if ((error = get_oid_1(&id, rs, name, len)) < 0)
+		return error;
+	return commit_reference(out, rs, &id, 1);
+}
+
 /* git's get_parent(): "<name>^<idx>", where ^0 is the commit itself. */
 static int get_parent(git_oid *out, struct resolver *rs, const char *name,
 		      size_t len, unsigned long idx)
 {
 	struct known *k;
-	git_oid id;
 	int error;
 
-	if ((error = get_oid_1(&id, rs, name, len)) < 0 ||
-	    (error = commit_reference(&k, rs, &id, 1)) < 0)
+	if ((error = get_commit(&k, rs, name, len)) < 0)
 		return error;
 	if (!idx) {
 		git_oid_cpy(out, &k->id);
@@ -412,8 +426,7 @@ static int get_nth_ancestor(git_oid *out, struct resolver *rs,
 	git_oid id;
 	int error;
 
-	if ((error = get_oid_1(&id, rs, name, len)) < 0 ||
-	    (error = commit_reference(&k, rs, &id, 1)) < 0)
+	if ((error = get_commit(&k, rs, name, len)) < 0)
 		return error;
 	while (n--) {
 		git_oid_cpy(&id, &k->id);

@@ -109,14 +109,14 @@ static int zip_read_fn(void *r, unsigned char *buf, size_t cap, size_t *n)
 static const char *kind_name(uint32_t mode)
 {
 	switch (mode) {
-	case WALK_MODE_EXEC:
+	case ARCHIVE_MODE_EXEC:
 		return "executable";
-	case WALK_MODE_SYMLINK:
+	case ARCHIVE_MODE_SYMLINK:
 		return "symbolic link";
-	case WALK_MODE_DIR:
-	case WALK_MODE_GITLINK:
+	case ARCHIVE_MODE_DIR:
+	case ARCHIVE_MODE_GITLINK:
 		return "directory";
-	case WALK_MODE_FILE:
+	case ARCHIVE_MODE_FILE:
 		return "file";
 	default:
 		return "special file";
@@ -182,7 +182,7 @@ static void compare_content(struct verify *v, const struct expect *x,
 {
 	if (size == x->size && !memcmp(sha, x->sha, GA_SHA256_LEN))
 		return;
-	list_add(v, x->mode == WALK_MODE_SYMLINK ? LIST_LINK : LIST_CONTENT,
+	list_add(v, x->mode == ARCHIVE_MODE_SYMLINK ? LIST_LINK : LIST_CONTENT,
 		 verify_quote_path(path, len));
 }
 
@@ -190,9 +190,9 @@ static void compare_content(struct verify *v, const struct expect *x,
 static uint32_t expected_perm(const struct verify *v, uint32_t mode)
 {
 	switch (mode) {
-	case WALK_MODE_SYMLINK:
+	case ARCHIVE_MODE_SYMLINK:
 		return 0777;
-	case WALK_MODE_FILE:
+	case ARCHIVE_MODE_FILE:
 		return 0666 & ~v->umask_used;
 	default:
 		return 0777 & ~v->umask_used;
@@ -211,30 +211,31 @@ static int tar_entry(struct verify *v, struct tar_reader *r,
 
 	switch (e->type) {
 	case '0': case '\0': case '7':
-		mode = e->perm & 0100 ? WALK_MODE_EXEC : WALK_MODE_FILE;
+		mode = e->perm & 0100 ? ARCHIVE_MODE_EXEC : ARCHIVE_MODE_FILE;
 		break;
 	case '2':
-		mode = WALK_MODE_SYMLINK;
+		mode = ARCHIVE_MODE_SYMLINK;
 		break;
 	case '5':
-		mode = WALK_MODE_DIR;
+		mode = ARCHIVE_MODE_DIR;
 		break;
 	default:
 		mode = 0;	/* hard links, devices, fifos... */
 	}
 	ga_buf_put(&path, e->path, e->path_len);
-	if (mode == WALK_MODE_DIR && (!path.len || path.ptr[path.len - 1] != '/'))
+	if (mode == ARCHIVE_MODE_DIR &&
+	    (!path.len || path.ptr[path.len - 1] != '/'))
 		ga_buf_putc(&path, '/');
 	v->tar_flags |= e->flags;
-	x = match_path(v, path.ptr, path.len, mode == WALK_MODE_DIR);
+	x = match_path(v, path.ptr, path.len, mode == ARCHIVE_MODE_DIR);
 	if (!x || !same_kind(v, x, mode, path.ptr, path.len))
 		goto done;
-	if (mode == WALK_MODE_SYMLINK) {
+	if (mode == ARCHIVE_MODE_SYMLINK) {
 		ga_sha256_init(&v->entry_sha);
 		ga_sha256_update(&v->entry_sha, e->link, e->link_len);
 		ga_sha256_final(&v->entry_sha, sha);
 		compare_content(v, x, sha, e->link_len, path.ptr, path.len);
-	} else if (mode != WALK_MODE_DIR) {
+	} else if (mode != ARCHIVE_MODE_DIR) {
 		if ((error = hash_content(v, sha, &size, tar_read_fn, r)) < 0)
 			goto done;
 		compare_content(v, x, sha, size, path.ptr, path.len);
@@ -288,20 +289,20 @@ static uint32_t central_mode(const struct zip_read_central *c)
 	if ((c->made_by >> 8) == 3 && unix_mode) {
 		switch (unix_mode & 0170000) {
 		case 0120000:
-			return WALK_MODE_SYMLINK;
+			return ARCHIVE_MODE_SYMLINK;
 		case 0040000:
-			return WALK_MODE_DIR;
+			return ARCHIVE_MODE_DIR;
 		case 0100000:
-			return unix_mode & 0100 ? WALK_MODE_EXEC
-						: WALK_MODE_FILE;
+			return unix_mode & 0100 ? ARCHIVE_MODE_EXEC
+						: ARCHIVE_MODE_FILE;
 		default:
 			return 0;
 		}
 	}
 	if ((c->external_attr & 0x10) ||
 	    (c->path_len && c->path[c->path_len - 1] == '/'))
-		return WALK_MODE_DIR;
-	return WALK_MODE_FILE;
+		return ARCHIVE_MODE_DIR;
+	return ARCHIVE_MODE_FILE;
 }
 
 static int zip_entry(struct verify *v, struct zip_reader *r,
@@ -326,7 +327,7 @@ static int zip_entry(struct verify *v, struct zip_reader *r,
 	if (!x || dir)
 		return 0;
 	if (archive_mode_is_dir(x->mode)) {
-		same_kind(v, x, WALK_MODE_FILE, e->path, e->path_len);
+		same_kind(v, x, ARCHIVE_MODE_FILE, e->path, e->path_len);
 		return 0;
 	}
 	if ((error = hash_content(v, sha, &size, zip_read_fn, r)) < 0)

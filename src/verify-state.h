@@ -43,7 +43,7 @@
 struct expect {
 	char *path;
 	size_t path_len;
-	uint32_t mode;		/* WALK_MODE_* */
+	uint32_t mode;		/* ARCHIVE_MODE_* */
 	uint64_t size;		/* content, or link target length */
 	unsigned char sha[GA_SHA256_LEN];
 	size_t index;		/* in the expected archive's order */

@@ -41,7 +41,7 @@ static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 		ga_error_clear();
 		return GA_ENOTFOUND;
 	}
-	if (te.mode == 0040000 || te.mode == WALK_MODE_GITLINK)
+	if (te.mode == 0040000 || te.mode == ARCHIVE_MODE_GITLINK)
 		return GA_ENOTFOUND;
 	if ((error = git_odb_read(&obj, w->odb, &te.id)) < 0) {
 		if (odb_corrupt_error(error) < 0)

@@ -63,7 +63,7 @@ static const char *const archive_attr_names[A_ARCHIVE_NR] = {
 
 static int is_dir_mode(uint32_t mode)
 {
-	return mode == WALK_MODE_DIR;
+	return mode == ARCHIVE_MODE_DIR;
 }
 
 /*
@@ -85,9 +85,9 @@ static const char *ps_path(struct walk *w, const char *rel)
 /* What the pathspec matcher is told about an entry's type. */
 static int pathspec_kind(uint32_t mode)
 {
-	if (mode == WALK_MODE_DIR)
+	if (mode == ARCHIVE_MODE_DIR)
 		return 1;
-	return mode == WALK_MODE_GITLINK ? PATHSPEC_GITLINK : 0;
+	return mode == ARCHIVE_MODE_GITLINK ? PATHSPEC_GITLINK : 0;
 }
 
 static int attr_is_set(const struct attr_value *v)
@@ -219,7 +219,7 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 		error = check_tree(st, &te->id, rel);
 		goto done;
 	}
-	if (te->mode == WALK_MODE_GITLINK &&
+	if (te->mode == ARCHIVE_MODE_GITLINK &&
 	    (error = check_submodule(st, te, rel)) < 0)
 		goto done;
 	/* Inside a submodule only pathspecs are checked here. */
@@ -236,7 +236,8 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 		goto done;
 	}
 	if (st->index_load && !st->have_missing &&
-	    te->mode != WALK_MODE_GITLINK && !git_odb_exists(w->odb, &te->id)) {
+	    te->mode != ARCHIVE_MODE_GITLINK &&
+	    !git_odb_exists(w->odb, &te->id)) {
 		st->have_missing = 1;
 		st->missing_mode = te->mode;
 		git_oid_cpy(&st->missing_id, &te->id);
@@ -702,7 +703,7 @@ static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
 	git_object_t type;
 	int error;
 
-	if (mode != WALK_MODE_SYMLINK && !subst &&
+	if (mode != ARCHIVE_MODE_SYMLINK && !subst &&
 	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
 	    type == GIT_OBJECT_BLOB) {
 		if (size > w->big_file_threshold)
@@ -726,7 +727,7 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	struct attr_value attrs[A_ARCHIVE_NR] = { { 0 } };
 	const git_oid *oid = &te->id;
 	struct prefetch_blob pb = { 0 };
-	int gitlink = mode == WALK_MODE_GITLINK;
+	int gitlink = mode == ARCHIVE_MODE_GITLINK;
 	int subst, error = 0;
 
 	if ((error = walk_attr_lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr,
@@ -763,7 +764,7 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 		return error;
 	if (w->entry.stream || w->entry.deferred)
 		error = 0;
-	else if (mode == WALK_MODE_SYMLINK)
+	else if (mode == ARCHIVE_MODE_SYMLINK)
 		give_object(w);
 	else
 		error = convert_content(w, w->rel.ptr,
@@ -816,7 +817,7 @@ static int emit_held_dir(struct walk *w)
 		if (f->emitted)
 			continue;
 		f->emitted = 1;
-		w->entry.mode = WALK_MODE_DIR;
+		w->entry.mode = ARCHIVE_MODE_DIR;
 		w->entry.oid_hex = f->oid_hex;
 		set_path(w, w->rel.ptr, f->rel_len, 0);
 		return 1;
@@ -983,7 +984,7 @@ static int next_tree_entry(struct walk *w, struct archive_entry **out)
 				ga_buf_setlen(&w->rel, f->rel_len);
 			continue;
 		}
-		if (te.mode == WALK_MODE_GITLINK && w->opts->submodules) {
+		if (te.mode == ARCHIVE_MODE_GITLINK && w->opts->submodules) {
 			if ((error = hold_gitlink(w, f, &te)) < 0)
 				return error;
 			if (error) {
@@ -1026,7 +1027,7 @@ static int extra_entry(struct walk *w)
 	fake_oid_hex(w->oid_hex, w->treeish->hexsz, w->extra_next);
 	w->entry.oid_hex = w->oid_hex;
 	w->entry.is_extra = 1;
-	w->entry.mode = x->executable ? WALK_MODE_EXEC : WALK_MODE_FILE;
+	w->entry.mode = x->executable ? ARCHIVE_MODE_EXEC : ARCHIVE_MODE_FILE;
 	ga_buf_setlen(&w->path, 0);
 	ga_buf_puts(&w->path, x->path);
 	w->entry.path = w->path.ptr;
@@ -1071,7 +1072,7 @@ int walk_next(struct archive_entry **out, struct walk *w)
 			ga_buf_put(&w->path, w->opts->prefix, len);
 			w->entry.path = w->path.ptr;
 			w->entry.path_len = len;
-			w->entry.mode = WALK_MODE_DIR;
+			w->entry.mode = ARCHIVE_MODE_DIR;
 			w->entry.oid_hex = w->frames[0].oid_hex;
 			*out = &w->entry;
 			return 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # A long-running filter (protocol version 2) for garchive's tests.
-# Usage: lib-process-filter.py MODE [LOG]; see t6400-filters.sh.
+# Usage: lib-process-filter.py MODE [LOG]; see t6400-filter-drivers.sh.
 import os
 import signal
 import sys

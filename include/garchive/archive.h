@@ -17,18 +17,18 @@
 struct sink;
 
 /* Canonical modes, as git writes them after reading a tree. */
-#define WALK_MODE_FILE		0100644
-#define WALK_MODE_EXEC		0100755
-#define WALK_MODE_SYMLINK	0120000
-#define WALK_MODE_DIR		0040000
-#define WALK_MODE_GITLINK	0160000
+#define ARCHIVE_MODE_FILE		0100644
+#define ARCHIVE_MODE_EXEC		0100755
+#define ARCHIVE_MODE_SYMLINK	0120000
+#define ARCHIVE_MODE_DIR		0040000
+#define ARCHIVE_MODE_GITLINK	0160000
 
 /* Directories and submodules: entries without content. */
 static inline int archive_mode_is_dir(uint32_t mode)
 {
 	uint32_t type = mode & 0170000;
 
-	return type == WALK_MODE_DIR || type == WALK_MODE_GITLINK;
+	return type == ARCHIVE_MODE_DIR || type == ARCHIVE_MODE_GITLINK;
 }
 
 /* The type bits of a regular file (a umasked mode may have lost them). */
@@ -39,7 +39,7 @@ static inline int archive_mode_is_regular(uint32_t mode)
 
 static inline int archive_mode_is_symlink(uint32_t mode)
 {
-	return (mode & 0170000) == WALK_MODE_SYMLINK;
+	return (mode & 0170000) == ARCHIVE_MODE_SYMLINK;
 }
 
 /* The zip "text" bit: from the diff attribute, else sniff the content. */
@@ -74,7 +74,7 @@ struct entry_deferred {
 struct archive_entry {
 	const char *path;	/* full archive path; dirs and gitlinks end in '/' */
 	size_t path_len;
-	uint32_t mode;		/* one of the WALK_MODE_* values */
+	uint32_t mode;		/* one of the ARCHIVE_MODE_* values */
 	const char *oid_hex;	/* object id (fake for extra files), for pax names */
 	uint64_t size;		/* bytes of content; 0 for dirs/gitlinks */
 	/*

@@ -51,10 +51,10 @@ struct filter_spec {
 };
 
 /* Write to `fd` (not closed by free).  Handles short writes and EINTR. */
-int filter_open_fd(struct sink **out, int fd);
+int sink_open_fd(struct sink **out, int fd);
 
 /* Append to `buf`, for tests. */
-int filter_open_memory(struct sink **out, struct ga_buf *buf);
+int sink_open_memory(struct sink **out, struct ga_buf *buf);
 
 /*
  * The in-process gzip deflater ("git archive gzip"): gzip-wrapped deflate

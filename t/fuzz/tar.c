@@ -175,11 +175,11 @@ static void read_back(const struct ga_buf *tar, struct archive_entry *e,
 			FUZZ_CHECK(plen == e[i].path_len &&
 				   !memcmp(path, e[i].path, plen));
 			switch (e[i].mode) {
-			case WALK_MODE_DIR:
+			case ARCHIVE_MODE_DIR:
 				FUZZ_CHECK(type == '5' && mode == 0775 &&
 					   size == 0);
 				break;
-			case WALK_MODE_SYMLINK: {
+			case ARCHIVE_MODE_SYMLINK: {
 				const char *link = (const char *)h + 157;
 				size_t llen = strnlen(link, 100);
 
@@ -195,8 +195,9 @@ static void read_back(const struct ga_buf *tar, struct archive_entry *e,
 			}
 			default:
 				FUZZ_CHECK(type == '0');
-				FUZZ_CHECK(mode == (e[i].mode == WALK_MODE_EXEC
-						    ? 0775u : 0664u));
+				FUZZ_CHECK(mode ==
+					   (e[i].mode == ARCHIVE_MODE_EXEC ?
+					    0775u : 0664u));
 				FUZZ_CHECK(size == e[i].size);
 				FUZZ_CHECK(!memcmp(h + BLOCK, e[i].data,
 						   (size_t)size));
@@ -243,13 +244,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(x, 0, sizeof(*x));
 		x->oid_hex = HEX40;
 		if (kind == 3) {
-			x->mode = WALK_MODE_DIR;
+			x->mode = ARCHIVE_MODE_DIR;
 			x->path = ga_xstrfmt("%s/", path);
 			free(path);
 		} else {
-			x->mode = kind == 2 ? WALK_MODE_SYMLINK
-					    : kind == 1 ? WALK_MODE_EXEC
-							: WALK_MODE_FILE;
+			x->mode = kind == 2 ? ARCHIVE_MODE_SYMLINK
+					    : kind == 1 ? ARCHIVE_MODE_EXEC
+							: ARCHIVE_MODE_FILE;
 			/* Only directories end in '/'. */
 			x->path = plen && path[plen - 1] == '/'
 				  ? ga_xstrfmt("%sf", path) : path;

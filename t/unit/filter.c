@@ -151,13 +151,13 @@ static void test_fd_and_memory(const struct ga_buf *tar)
 	struct sink *s = NULL;
 	int fds[2], fd, error;
 
-	filter_open_memory(&s, &mem);
+	sink_open_memory(&s, &mem);
 	ok(!feed(s, tar, 777), "memory sink takes odd-sized writes");
 	is_mem(mem.ptr, mem.len, tar->ptr, tar->len, "memory sink bytes");
 	s->free(s);
 
 	fd = create("fd.out");
-	filter_open_fd(&s, fd);
+	sink_open_fd(&s, fd);
 	ok(!feed(s, tar, tar->len), "fd sink: one large write");
 	s->free(s);
 	close(fd);
@@ -165,7 +165,7 @@ static void test_fd_and_memory(const struct ga_buf *tar)
 	is_mem(got.ptr, got.len, tar->ptr, tar->len, "fd sink bytes");
 
 	fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
-	filter_open_fd(&s, fd);
+	sink_open_fd(&s, fd);
 	error = s->write(s, tar->ptr, 4096);
 	ok(error == GA_ERROR, "fd sink: /dev/full fails with GA_ERROR");
 	is_str(ga_error_message(), "write error: No space left on device",
@@ -176,7 +176,7 @@ static void test_fd_and_memory(const struct ga_buf *tar)
 	if (pipe(fds))
 		abort();
 	close(fds[0]);
-	filter_open_fd(&s, fds[1]);
+	sink_open_fd(&s, fds[1]);
 	error = s->write(s, tar->ptr, 4096);
 	ok(error == GA_EPIPE, "fd sink: a closed reader gives GA_EPIPE");
 	s->free(s);
@@ -210,7 +210,7 @@ static void test_zlib(const struct ga_buf *tar)
 			size_t chunk = threaded ? 65536 : 10240;
 
 			ga_buf_setlen(&mem, 0);
-			filter_open_memory(&m, &mem);
+			sink_open_memory(&m, &mem);
 			error = filter_open_zlib(&s, level, m, threaded);
 			ok(!error && !feed(s, tar, chunk),
 			   "zlib sink level %d (%s)", level,
@@ -224,7 +224,7 @@ static void test_zlib(const struct ga_buf *tar)
 		/* Write sizes must not matter, even not multiples of 512. */
 		if (level == -1 || level == 0) {
 			ga_buf_setlen(&mem, 0);
-			filter_open_memory(&m, &mem);
+			sink_open_memory(&m, &mem);
 			filter_open_zlib(&s, level, m, 1);
 			ok(!feed(s, tar, 3001), "zlib sink, 3001-byte writes");
 			s->free(s);
@@ -235,7 +235,7 @@ static void test_zlib(const struct ga_buf *tar)
 
 	/* Levels above 9: git's exact message, nothing written. */
 	ga_buf_setlen(&mem, 0);
-	filter_open_memory(&m, &mem);
+	sink_open_memory(&m, &mem);
 	error = filter_open_zlib(&s, 10, m, 1);
 	ok(error == GA_ERROR && !s && !mem.len, "zlib sink refuses -10");
 	is_str(ga_error_message(),
@@ -271,7 +271,7 @@ static void test_zlib(const struct ga_buf *tar)
 	for (threaded = 0; threaded < 2; threaded++) {
 		int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
 
-		filter_open_fd(&m, fd);
+		sink_open_fd(&m, fd);
 		filter_open_zlib(&s, 1, m, threaded);
 		error = feed(s, tar, 65536);
 		ok(error == GA_ERROR, "zlib into /dev/full fails (%s)",
@@ -288,7 +288,7 @@ static void test_zlib(const struct ga_buf *tar)
 		if (pipe(fds))
 			abort();
 		close(fds[0]);
-		filter_open_fd(&m, fds[1]);
+		sink_open_fd(&m, fds[1]);
 		filter_open_zlib(&s, -1, m, 1);
 		error = feed(s, tar, 65536);
 		ok(error == GA_EPIPE, "zlib thread passes GA_EPIPE on");
@@ -298,7 +298,7 @@ static void test_zlib(const struct ga_buf *tar)
 
 	/* free() without finish() stops the thread. */
 	ga_buf_setlen(&mem, 0);
-	filter_open_memory(&m, &mem);
+	sink_open_memory(&m, &mem);
 	filter_open_zlib(&s, -1, m, 1);
 	s->write(s, tar->ptr, tar->len / 2);
 	s->free(s);

@@ -31,7 +31,7 @@ static struct archive_entry file_entry(const char *path, const char *data)
 	memset(&e, 0, sizeof(e));
 	e.path = path;
 	e.path_len = strlen(path);
-	e.mode = WALK_MODE_FILE;
+	e.mode = ARCHIVE_MODE_FILE;
 	e.oid_hex = HEX40;
 	e.data = (unsigned char *)data;
 	e.size = strlen(data);
@@ -139,7 +139,7 @@ static void test_regular_file(void)
 	default_args(&a);
 	e[0] = file_entry("hello.txt", "hello\n");
 	e[1] = file_entry("run.sh", "#!/bin/sh\n");
-	e[1].mode = WALK_MODE_EXEC;
+	e[1].mode = ARCHIVE_MODE_EXEC;
 	b = write_tar(&a, e, 2);
 	field_is(&b, 0, "hello.txt\0", 10, "name");
 	field_is(&b, 100, "0000664\0", 8, "file mode 0664 with umask 002");
@@ -167,13 +167,13 @@ static void test_dir_symlink_gitlink(void)
 	memset(e, 0, sizeof(e));
 	e[0].path = "dir/";
 	e[0].path_len = 4;
-	e[0].mode = WALK_MODE_DIR;
+	e[0].mode = ARCHIVE_MODE_DIR;
 	e[0].oid_hex = HEX40;
 	e[1] = file_entry("link", "target");
-	e[1].mode = WALK_MODE_SYMLINK;
+	e[1].mode = ARCHIVE_MODE_SYMLINK;
 	e[2].path = "sub/";
 	e[2].path_len = 4;
-	e[2].mode = WALK_MODE_GITLINK;
+	e[2].mode = ARCHIVE_MODE_GITLINK;
 	e[2].oid_hex = HEX40;
 	b = write_tar(&a, e, 3);
 	field_is(&b, 100, "0000700\0", 8, "directory mode follows the umask");
@@ -267,7 +267,7 @@ static void test_linkpath_99_100(void)
 	/* linkpath: 8 + len + 3 + digits; len 86 -> 99, 87 -> 101. */
 	target = repeat('t', 100);
 	e = file_entry("l", target);
-	e.mode = WALK_MODE_SYMLINK;
+	e.mode = ARCHIVE_MODE_SYMLINK;
 	b = write_tar(&a, &e, 1);
 	field_is(&b, 157, target, 100, "a 100-byte target fills linkname");
 	ok(b.len == 10240, "no pax header for a 100-byte target");
@@ -276,7 +276,7 @@ static void test_linkpath_99_100(void)
 
 	target = repeat('t', 101);
 	e = file_entry("l", target);
-	e.mode = WALK_MODE_SYMLINK;
+	e.mode = ARCHIVE_MODE_SYMLINK;
 	b = write_tar(&a, &e, 1);
 	field_is(&b, 512, "115 linkpath=", 13, "101-byte target: 115 linkpath=");
 	field_is(&b, 1024 + 157, "see " HEX40 ".paxheader\0", 55,
@@ -299,7 +299,7 @@ static void test_split(void)
 	memset(&e, 0, sizeof(e));
 	e.path = path;
 	e.path_len = strlen(path);
-	e.mode = WALK_MODE_DIR;
+	e.mode = ARCHIVE_MODE_DIR;
 	e.oid_hex = HEX40;
 	b = write_tar(&a, &e, 1);
 	field_is(&b, 345, p100, 100, "prefix field holds the first part");

@@ -422,7 +422,7 @@ static void flush_pending_dirs(struct walker *wk)
 	for (; wk->nr_written < wk->nr_pending; wk->nr_written++) {
 		const char *p = wk->pending[wk->nr_written];
 		struct fx_entry *e = fx_add(wk->fx, p, strlen(p),
-					    WALK_MODE_DIR, NULL, 0);
+					    ARCHIVE_MODE_DIR, NULL, 0);
 		(void)e;
 	}
 }
@@ -459,7 +459,7 @@ static int walk_tree(struct walker *wk, const git_tree *tree)
 			ga_buf_putc(&wk->path, '/');
 			flush_pending_dirs(wk);
 			e = fx_add(wk->fx, wk->path.ptr, wk->path.len,
-				   WALK_MODE_GITLINK, NULL, 0);
+				   ARCHIVE_MODE_GITLINK, NULL, 0);
 			git_oid_tostr(e->oid, sizeof(e->oid),
 				      git_tree_entry_id(te));
 		} else {
@@ -514,7 +514,7 @@ static int walk_rev(struct fixture *fx, int64_t *mtime, char *commit_hex,
 	ga_buf_puts(&wk.path, prefix);
 	if (*prefix && prefix[strlen(prefix) - 1] == '/') {
 		struct fx_entry *e = fx_add(fx, prefix, strlen(prefix),
-					    WALK_MODE_DIR, NULL, 0);
+					    ARCHIVE_MODE_DIR, NULL, 0);
 
 		git_oid_tostr(e->oid, sizeof(e->oid), git_tree_id(tree));
 	}
@@ -807,7 +807,7 @@ static void test_dos_time(struct ctx *cx)
 	const unsigned char *p;
 
 	(void)cx;
-	fx_add(&fx, "f", 1, WALK_MODE_FILE, "x", 1);
+	fx_add(&fx, "f", 1, ARCHIVE_MODE_FILE, "x", 1);
 	/* git writes 2021-07-04 13:14:15 as time 0x69c7, date 0x52e4. */
 	init_args(&args, 1625404455, NULL, -1, 1);
 	args.mtime_local.tm_year = 121;
@@ -864,17 +864,17 @@ static void test_text_bit(struct ctx *cx)
 	struct fx_entry *e;
 
 	(void)cx;
-	fx_add(&fx, "sniffed-bin", 11, WALK_MODE_FILE, "a\0b", 3);
-	e = fx_add(&fx, "forced-text", 11, WALK_MODE_FILE, "a\0b", 3);
+	fx_add(&fx, "sniffed-bin", 11, ARCHIVE_MODE_FILE, "a\0b", 3);
+	e = fx_add(&fx, "forced-text", 11, ARCHIVE_MODE_FILE, "a\0b", 3);
 	e->text = ENTRY_TEXT;
-	e = fx_add(&fx, "forced-bin", 10, WALK_MODE_FILE, "abc", 3);
+	e = fx_add(&fx, "forced-bin", 10, ARCHIVE_MODE_FILE, "abc", 3);
 	e->text = ENTRY_BINARY;
-	fx_add(&fx, "sniffed-text", 12, WALK_MODE_FILE, "abc", 3);
-	fx_add(&fx, "empty", 5, WALK_MODE_FILE, "", 0);
-	e = fx_add(&fx, "empty-bin", 9, WALK_MODE_FILE, "", 0);
+	fx_add(&fx, "sniffed-text", 12, ARCHIVE_MODE_FILE, "abc", 3);
+	fx_add(&fx, "empty", 5, ARCHIVE_MODE_FILE, "", 0);
+	e = fx_add(&fx, "empty-bin", 9, ARCHIVE_MODE_FILE, "", 0);
 	e->text = ENTRY_BINARY;
-	fx_add(&fx, "dir/", 4, WALK_MODE_DIR, NULL, 0);
-	e = fx_add(&fx, "dir-text/", 9, WALK_MODE_DIR, NULL, 0);
+	fx_add(&fx, "dir/", 4, ARCHIVE_MODE_DIR, NULL, 0);
+	e = fx_add(&fx, "dir-text/", 9, ARCHIVE_MODE_DIR, NULL, 0);
 	e->text = ENTRY_TEXT;
 	init_args(&args, REPO_DATE, NULL, -1, 1);
 	feed(&out, &fx, &args, NULL);
@@ -907,8 +907,8 @@ static void build_many(struct fixture *fx, size_t n)
 
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "f%05zu", i);
-		fx_add(fx, name, 6, i ? WALK_MODE_FILE : WALK_MODE_EXEC, "x",
-		       1);
+		fx_add(fx, name, 6, i ? ARCHIVE_MODE_FILE : ARCHIVE_MODE_EXEC,
+		       "x", 1);
 	}
 }
 
@@ -1013,11 +1013,12 @@ static void test_budget(struct ctx *cx)
 		buf[i] = (unsigned char)i;
 	for (i = 0; i < 24; i++) {
 		snprintf(name, sizeof(name), "chunk%02zu", i);
-		fx_add_shared(&fx, name, WALK_MODE_FILE, buf, (3u << 20) + i);
+		fx_add_shared(&fx, name, ARCHIVE_MODE_FILE, buf,
+			      (3u << 20) + i);
 	}
 	/* One member bigger than the whole budget. */
-	fx_add_shared(&fx, "huge", WALK_MODE_FILE, buf, 40u << 20);
-	fx_add_shared(&fx, "after", WALK_MODE_FILE, buf, 100000);
+	fx_add_shared(&fx, "huge", ARCHIVE_MODE_FILE, buf, 40u << 20);
+	fx_add_shared(&fx, "after", ARCHIVE_MODE_FILE, buf, 100000);
 	init_args(&args, REPO_DATE, NULL, 1, 1);
 	feed(&a, &fx, &args, NULL);
 	args.threads = 4;
@@ -1067,17 +1068,17 @@ static void test_deferred(struct ctx *cx)
 		x = x * 1103515245 + 12345;
 		noise[i] = (unsigned char)(x >> 16);
 	}
-	fx_add(&fx, "d/", 2, WALK_MODE_DIR, NULL, 0);
+	fx_add(&fx, "d/", 2, ARCHIVE_MODE_DIR, NULL, 0);
 	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
 		snprintf(name, sizeof(name), "d/m%zu", i);
-		fx_add_shared(&fx, name, i % 3 ? WALK_MODE_FILE :
-			      WALK_MODE_EXEC, buf, sizes[i]);
+		fx_add_shared(&fx, name, i % 3 ? ARCHIVE_MODE_FILE :
+			      ARCHIVE_MODE_EXEC, buf, sizes[i]);
 		snprintf(name, sizeof(name), "d/s%zu", i);
-		fx_add_shared(&fx, name, WALK_MODE_FILE, buf + i, 4000 + i);
+		fx_add_shared(&fx, name, ARCHIVE_MODE_FILE, buf + i, 4000 + i);
 	}
 	/* Random bytes: deflated larger, so stored. */
-	fx_add_shared(&fx, "noise", WALK_MODE_FILE, noise, 3u << 20);
-	fx_add_shared(&fx, "tail", WALK_MODE_FILE, buf, 100);
+	fx_add_shared(&fx, "noise", ARCHIVE_MODE_FILE, noise, 3u << 20);
+	fx_add_shared(&fx, "tail", ARCHIVE_MODE_FILE, buf, 100);
 
 	init_args(&args, REPO_DATE, NULL, -1, 1);
 	feed(&ref, &fx, &args, NULL);
@@ -1150,7 +1151,7 @@ static void test_errors(struct ctx *cx)
 	/* A path over 65535 bytes, after members still being deflated. */
 	for (i = 0; i < 8; i++)
 		fx_add(&fx, i % 2 ? "t.txt" : "d/", i % 2 ? 5 : 2,
-		       i % 2 ? WALK_MODE_FILE : WALK_MODE_DIR,
+		       i % 2 ? ARCHIVE_MODE_FILE : ARCHIVE_MODE_DIR,
 		       "text text text text text text", i % 2 ? 29 : 0);
 	/* What those members take, from an archive of them alone. */
 	init_args(&args, REPO_DATE, NULL, 9, 1);
@@ -1158,7 +1159,7 @@ static void test_errors(struct ctx *cx)
 	locals_len = get_le32((unsigned char *)out.ptr + out.len - 22 + 16);
 	memset(long_path, 'p', 65536);
 	long_path[0] = '\xff';
-	fx_add(&fx, long_path, 65536, WALK_MODE_FILE, "x", 1);
+	fx_add(&fx, long_path, 65536, ARCHIVE_MODE_FILE, "x", 1);
 	strcpy(fx.items[fx.nr - 1].oid,
 	       "1111111111111111111111111111111111111111");
 	for (threads = 1; threads <= 4; threads += 3) {
@@ -1211,7 +1212,7 @@ static void test_errors(struct ctx *cx)
 		zip_writer_new(&w, &sink.base, &args);
 		e.path = "ok/";
 		e.path_len = 3;
-		e.mode = WALK_MODE_DIR;
+		e.mode = ARCHIVE_MODE_DIR;
 		w->add(w, &e);
 		e.path = "bad";
 		e.mode = 0140000;
@@ -1227,10 +1228,10 @@ static void test_errors(struct ctx *cx)
 	}
 
 	/* A zlib failure in a worker travels to the writer, in order. */
-	fx_add(&fx, "d/", 2, WALK_MODE_DIR, NULL, 0);
-	fx_add(&fx, "d/link", 6, WALK_MODE_SYMLINK, "target", 6);
-	fx_add(&fx, "d/f", 3, WALK_MODE_FILE, "data data data data", 19);
-	fx_add(&fx, "d/g", 3, WALK_MODE_FILE, "data data data data", 19);
+	fx_add(&fx, "d/", 2, ARCHIVE_MODE_DIR, NULL, 0);
+	fx_add(&fx, "d/link", 6, ARCHIVE_MODE_SYMLINK, "target", 6);
+	fx_add(&fx, "d/f", 3, ARCHIVE_MODE_FILE, "data data data data", 19);
+	fx_add(&fx, "d/g", 3, ARCHIVE_MODE_FILE, "data data data data", 19);
 	ga_buf_setlen(&ref, 0);
 	for (threads = 1; threads <= 4; threads += 3) {
 		init_args(&args, REPO_DATE, NULL, 10, threads);
@@ -1252,7 +1253,7 @@ static void test_errors(struct ctx *cx)
 
 	/* A failing stream. */
 	fx_release(&fx);
-	fx_add(&fx, "s", 1, WALK_MODE_FILE, NULL, 0);
+	fx_add(&fx, "s", 1, ARCHIVE_MODE_FILE, NULL, 0);
 	{
 		struct archive_writer *w;
 		struct archive_entry e = { 0 };
@@ -1265,7 +1266,7 @@ static void test_errors(struct ctx *cx)
 		zip_writer_new(&w, &sink.base, &args);
 		e.path = "s";
 		e.path_len = 1;
-		e.mode = WALK_MODE_FILE;
+		e.mode = ARCHIVE_MODE_FILE;
 		e.size = 100000;
 		e.stream = &ms.base;
 		e.oid_hex = "0000000000000000000000000000000000000000";
@@ -1280,7 +1281,7 @@ static void test_errors(struct ctx *cx)
 	/* The sink fails: in add() and in finish(). */
 	for (i = 0; i < 40; i++) {
 		snprintf(name, sizeof(name), "f%02zu", i);
-		fx_add(&fx, name, 3, WALK_MODE_FILE, long_path + 1, 60000);
+		fx_add(&fx, name, 3, ARCHIVE_MODE_FILE, long_path + 1, 60000);
 	}
 	for (threads = 1; threads <= 4; threads += 3) {
 		init_args(&args, REPO_DATE, NULL, 0, threads);
@@ -1415,7 +1416,7 @@ static void test_huge(struct ctx *cx)
 
 		e.path = "mid";
 		e.path_len = 3;
-		e.mode = WALK_MODE_FILE;
+		e.mode = ARCHIVE_MODE_FILE;
 		e.size = mid;
 		e.stream = &ms.base;
 		error |= w->add(w, &e);
@@ -1427,7 +1428,7 @@ static void test_huge(struct ctx *cx)
 
 		e.path = "big";
 		e.path_len = 3;
-		e.mode = WALK_MODE_FILE;
+		e.mode = ARCHIVE_MODE_FILE;
 		e.size = big;
 		e.stream = &ms.base;
 		error |= w->add(w, &e);
@@ -1437,7 +1438,7 @@ static void test_huge(struct ctx *cx)
 
 		e.path = "c";
 		e.path_len = 1;
-		e.mode = WALK_MODE_FILE;
+		e.mode = ARCHIVE_MODE_FILE;
 		e.size = 1;
 		e.data = (unsigned char *)"c";
 		error |= w->add(w, &e);

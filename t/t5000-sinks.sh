@@ -1,5 +1,5 @@
 #!/bin/sh
-test_description='tgz through gzip -cn, in-process gzip, configured filters'
+test_description='sinks: tgz through gzip -cn, in-process gzip, configured commands'
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-repo.sh"
 
