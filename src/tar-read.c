@@ -5,9 +5,9 @@
  * Layout facts are those of POSIX ustar and pax, plus the GNU
  * extensions other tools write: the "ustar  " magic (whose prefix field
  * holds times, not a path), 'L' and 'K' long name headers and base-256
- * numbers.  git's own choices (which fields hold what) are in the
- * fact sheet, §4-§5, and show here only as flags that tell verify where
- * another tool made the archive.
+ * numbers.  git's own choices (which fields hold what) are tar.c's (see
+ * OUTPUT STABILITY in Documentation/garchive.adoc), and show here only
+ * as flags that tell verify where another tool made the archive.
  */
 #include "tar-read.h"
 #include "bytesrc.h"

@@ -1,7 +1,8 @@
 /*
  * zip-read.c: a streaming zip reader that trusts nothing (see
  * zip-read.h).  Record layouts are those of PKWARE's APPNOTE; what git
- * writes in them is in the fact sheet, §7.
+ * writes in them is what zip.c writes (see FORMATS and OUTPUT STABILITY
+ * in Documentation/garchive.adoc).
  *
  * All input goes through one look-ahead buffer, because a deflated
  * member without sizes ends where its deflate stream says, and the
