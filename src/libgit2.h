@@ -3,9 +3,7 @@
  * (Debian 13).  Every source file includes this instead of <git2.h>.
  *
  * libgit2 1.8 moved git_error_clear() and git_error_set_str() to
- * <git2/sys/errors.h>, and made a configuration backend hand out
- * git_config_backend_entry values, which wrap the git_config_entry that
- * 1.5 backends returned and carry its free function.
+ * <git2/sys/errors.h>.
  */
 #ifndef GARCHIVE_LIBGIT2_H
 #define GARCHIVE_LIBGIT2_H
@@ -15,7 +13,6 @@
 #if LIBGIT2_VER_MAJOR > 1 || \
 	(LIBGIT2_VER_MAJOR == 1 && LIBGIT2_VER_MINOR >= 8)
 #include <git2/sys/errors.h>
-#define GA_LIBGIT2_BACKEND_ENTRY 1
 #endif
 
 #endif
