@@ -813,18 +813,19 @@ int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,
 	for (i = 0; i < nr && error == GIT_ENOTFOUND; i++)
 		if (git_odb_get_backend(&b, odb, i) == 0)
 			error = loose_stream_open(&s->loose, &len, type, b, id);
-	if (error == GIT_ENOTFOUND)
-		git_error_clear();
 	if (error == GA_ECORRUPT)
 		error = odb_blob_corrupt_error(error);
-	/* Then a blob stored whole in a pack, as git streams it. */
-	if (error == GIT_ENOTFOUND)
+	if (error == GIT_ENOTFOUND) {
+		/* Not loose: a blob stored whole in a pack, as git streams. */
+		git_error_clear();
 		error = GA_ENOTFOUND;
-	for (i = 0; i < nr && error == GA_ENOTFOUND; i++)
-		if (git_odb_get_backend(&b, odb, i) == 0)
-			error = pack_stream_of(&s->pack, &len, type, b, id);
-	if (error == GA_ENOTFOUND)
-		error = GIT_ENOTFOUND;
+		for (i = 0; i < nr && error == GA_ENOTFOUND; i++)
+			if (git_odb_get_backend(&b, odb, i) == 0)
+				error = pack_stream_of(&s->pack, &len, type, b,
+						       id);
+		if (error == GA_ENOTFOUND)
+			error = GIT_ENOTFOUND;
+	}
 	if (error < 0) {
 		odb_stream_free(s);
 		return error;
