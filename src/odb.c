@@ -4,6 +4,7 @@
 #include "odb.h"
 #include "garchive/common.h"
 #include "loose.h"
+#include "pack-stream.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -775,40 +776,70 @@ int odb_blob_corrupt_error(int code)
 			     (int)(fatal - msg), msg, msg);
 }
 
-/* The stream is the loose backend's: odb.h hides which backend gives it. */
-struct odb_stream;
+/*
+ * A stream is a loose object's (loose.h) or a packed one's
+ * (pack-stream.h): exactly one of the two is set.
+ */
+struct odb_stream {
+	struct loose_stream *loose;
+	struct pack_stream *pack;
+};
+
+/* A stream on `id` from the packs of pack backend `backend`, if any. */
+static int pack_stream_of(struct pack_stream **out, uint64_t *len,
+			  git_object_t *type, git_odb_backend *backend,
+			  const git_oid *id)
+{
+	struct pack_backend *b = (struct pack_backend *)backend;
+
+	if (backend->free != pack_free)
+		return GA_ENOTFOUND;
+	return pack_stream_open(out, len, type, b->dir, b->shown, id);
+}
 
 int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,
 		    git_odb *odb, const git_oid *id)
 {
+	struct odb_stream *s = ga_xcalloc(1, sizeof(*s));
 	size_t i, nr = git_odb_num_backends(odb);
-	uint64_t len;
+	git_odb_backend *b;
+	uint64_t len = 0;
 	int error = GIT_ENOTFOUND;
 
 	*out = NULL;
-	for (i = 0; i < nr && error == GIT_ENOTFOUND; i++) {
-		git_odb_backend *b;
-
+	for (i = 0; i < nr && error == GIT_ENOTFOUND; i++)
 		if (git_odb_get_backend(&b, odb, i) == 0)
-			error = loose_stream_open((struct loose_stream **)out,
-						  &len, type, b, id);
-	}
-	if (error == GIT_ENOTFOUND)
-		git_error_clear();
+			error = loose_stream_open(&s->loose, &len, type, b, id);
 	if (error == GA_ECORRUPT)
-		return odb_blob_corrupt_error(error);
-	if (error < 0)
+		error = odb_blob_corrupt_error(error);
+	if (error == GIT_ENOTFOUND) {
+		/* Not loose: a blob stored whole in a pack, as git streams. */
+		git_error_clear();
+		error = GA_ENOTFOUND;
+		for (i = 0; i < nr && error == GA_ENOTFOUND; i++)
+			if (git_odb_get_backend(&b, odb, i) == 0)
+				error = pack_stream_of(&s->pack, &len, type, b,
+						       id);
+		if (error == GA_ENOTFOUND)
+			error = GIT_ENOTFOUND;
+	}
+	if (error < 0) {
+		odb_stream_free(s);
 		return error;
+	}
 	*size = (size_t)len;
+	*out = s;
 	return 0;
 }
 
 int odb_stream_read(struct odb_stream *s, unsigned char *buf, size_t cap,
 		    size_t *nread)
 {
-	int error = loose_stream_read((struct loose_stream *)s, buf, cap,
-				      nread);
+	int error;
 
+	if (s->pack)
+		return pack_stream_read(s->pack, buf, cap, nread);
+	error = loose_stream_read(s->loose, buf, cap, nread);
 	if (error == GA_ECORRUPT)
 		return odb_corrupt_error(error);
 	return error < 0 ? ga_error_from_git(NULL) : 0;
@@ -816,5 +847,9 @@ int odb_stream_read(struct odb_stream *s, unsigned char *buf, size_t cap,
 
 void odb_stream_free(struct odb_stream *s)
 {
-	loose_stream_free((struct loose_stream *)s);
+	if (!s)
+		return;
+	loose_stream_free(s->loose);
+	pack_stream_free(s->pack);
+	free(s);
 }

@@ -48,12 +48,15 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report);
 const char *odb_shown(git_odb *odb);
 
 /*
- * A stream on blob `id` of `odb`, when it is a loose object: garchive
- * reads a large loose blob in pieces, so that memory does not grow with
- * it.  Returns 0, GIT_ENOTFOUND when it is not a loose object (read it
- * whole), GA_ECORRUPT with the error set, or another libgit2 code.
- * odb_stream_read() gives the next bytes, at most `cap`, 0 only at the
- * end; it returns 0, or GA_ECORRUPT or GA_ERROR with the error set.
+ * A stream on blob `id` of `odb`, when it is a loose object (loose.h)
+ * or one stored whole in a pack (pack-stream.h), as git streams them:
+ * garchive reads a large blob in pieces, so that memory does not grow
+ * with it.  Returns 0, GIT_ENOTFOUND when it cannot be streamed (a
+ * delta, or in no pack index: read it whole), GA_ECORRUPT with the
+ * error set, or another libgit2 code.  odb_stream_read() gives the next
+ * bytes, at most `cap`, 0 only at the end; it returns 0, or GA_ECORRUPT,
+ * GA_EARCHIVE (a packed stream that zlib refuses, as git's stream fails)
+ * or GA_ERROR with the error set.
  */
 struct odb_stream;
 int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,

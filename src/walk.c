@@ -533,8 +533,9 @@ static int blob_unreadable(int code, const char *oid_hex)
 
 /*
  * A blob above core.bigFileThreshold is handed out unconverted, in
- * pieces.  Loose objects are streamed; a packed blob is inflated whole
- * and then handed out from memory.
+ * pieces.  Loose objects and blobs stored whole in a pack are streamed;
+ * a deltified blob is inflated whole and then handed out from memory,
+ * as git does.
  */
 static int open_stream(struct walk *w, const git_oid *oid, size_t size)
 {

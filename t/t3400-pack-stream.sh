@@ -1,0 +1,284 @@
+#!/bin/sh
+test_description='big blobs stored whole in a pack are streamed, as git streams them
+
+A blob above core.bigFileThreshold that is stored whole (not as a delta)
+in a pack is inflated from the pack in pieces (src/pack-stream.c): the
+archive is git'"'"'s, memory does not grow with the blob, and damage is
+told as git tells it.'
+. "$(dirname "$0")/lib.sh"
+test_requires_git_2_39
+
+# The memory test measures the plain build: ASan and valgrind add their
+# own memory.
+test_lazy_prereq PLAIN_BUILD '
+	test "$GARCHIVE_BUILD_DIR" = "$GARCHIVE_SRC" &&
+	test -z "$GARCHIVE_VALGRIND_REAL"
+'
+
+# random_file NAME SIZE SEED: SIZE bytes that deflate cannot shrink.
+random_file () {
+	python3 -c "
+import random, sys
+r = random.Random(int(sys.argv[3]))
+open(sys.argv[1], \"wb\").write(r.randbytes(int(sys.argv[2])))
+" "$@"
+}
+
+# text_file NAME SIZE: SIZE bytes of numbered lines, which deflate does.
+text_file () {
+	seq 1 10000000 | head -c "$2" >"$1"
+}
+
+# entry_kinds: "<oid> <type> <size> <delta?>" for the objects of the
+# pack, from git verify-pack.
+entry_kinds () {
+	git verify-pack -v .git/objects/pack/*.idx |
+	awk "NF >= 5 && \$2 == \"blob\" { print \$1, \$3, (NF >= 7 ? \"delta\" : \"whole\") }"
+}
+
+# same_in_all_modes FORMAT: git'"'"'s archive with 1 and 8 threads (tgz:
+# with gzip -cn, the bytes garchive writes; see t5300).
+same_in_all_modes () {
+	git -c tar.tgz.command="gzip -cn" archive --format=$1 HEAD \
+		>expect.$1 &&
+	for n in 1 8
+	do
+		garchive --threads=$n --format=$1 HEAD >actual.$1 &&
+		test_cmp expect.$1 actual.$1 || return 1
+	done
+}
+
+test_expect_success 'setup: blobs of many sizes in one pack, one as a delta' '
+	git init -q repo &&
+	(
+		cd repo &&
+		: >empty &&
+		echo x >tiny &&
+		random_file r1025 1025 1 &&
+		random_file r65535 65535 2 &&
+		random_file r65536 65536 3 &&
+		random_file r65537 65537 4 &&
+		random_file r131073 131073 5 &&
+		text_file t65536 65536 &&
+		text_file t300000 300000 &&
+		text_file t2m 2000000 &&
+		random_file r40m 40000000 6 &&
+		mkdir d &&
+		random_file d/r300k 300000 7 &&
+		git add . &&
+		test_tick &&
+		git commit -q -m one &&
+		cp t2m t2m-edited &&
+		echo edited >>t2m-edited &&
+		git add . &&
+		test_tick &&
+		git commit -q -m two &&
+		git repack -adq &&
+		git prune &&
+		git count-objects -v >count &&
+		grep "^count: 0$" count &&
+		entry_kinds >kinds &&
+		grep " 40000000 whole$" kinds &&
+		grep " 65536 whole$" kinds &&
+		grep " delta$" kinds
+	)
+'
+
+test_expect_success 'packed blobs above the threshold: git'"'"'s bytes, tar, tgz and zip' '
+	(
+		cd repo &&
+		for t in 1k 1m
+		do
+			git config core.bigFileThreshold $t &&
+			same_in_all_modes tar &&
+			same_in_all_modes tgz &&
+			same_in_all_modes zip || return 1
+		done
+	)
+'
+
+test_expect_success 'the same with a prefix, a path and -o' '
+	(
+		cd repo &&
+		git config core.bigFileThreshold 1k &&
+		git archive --prefix=p/ HEAD d t2m >expect &&
+		garchive --prefix=p/ -o out.tar HEAD d t2m &&
+		test_cmp expect out.tar
+	)
+'
+
+# The objects of the repository are found through its alternate.
+test_expect_success 'packed blobs of an alternate are streamed too' '
+	git clone -q -s repo borrower &&
+	(
+		cd borrower &&
+		git config core.bigFileThreshold 1k &&
+		git count-objects -v >count &&
+		grep "^in-pack: 0$" count &&
+		same_in_all_modes tar &&
+		same_in_all_modes zip
+	)
+'
+
+# peak_rss_kb ARGS...: garchive ARGS, its output dropped; prints the
+# peak resident set of the run in KiB.
+peak_rss_kb () {
+	python3 -c "
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+" garchive "$@"
+}
+
+test_expect_success PLAIN_BUILD 'a 64 MB packed blob is archived in bounded memory' '
+	git init -q mem &&
+	(
+		cd mem &&
+		random_file big 64000000 8 &&
+		git add big &&
+		test_tick &&
+		git commit -q -m big &&
+		git repack -adq &&
+		git prune &&
+		git config core.bigFileThreshold 1m &&
+		for fmt in tar zip
+		do
+			rss=$(peak_rss_kb --format=$fmt HEAD) &&
+			echo "peak RSS for $fmt: $rss KiB" &&
+			test "$rss" -lt 40000 || return 1
+		done
+	)
+'
+
+# A pack holding only the big blob, so that the commit and trees are
+# read and the damage is met while the blob is being written.
+test_expect_success 'setup: a pack holding only a big blob' '
+	git init -q one &&
+	(
+		cd one &&
+		random_file big 3000000 9 &&
+		echo a >a &&
+		git add . &&
+		test_tick &&
+		git commit -q -m one &&
+		big=$(git rev-parse HEAD:big) &&
+		echo $big | git pack-objects -q .git/objects/pack/pack >/dev/null &&
+		rm -f .git/objects/$(echo $big | cut -c1-2)/$(echo $big | cut -c3-) &&
+		git config core.bigFileThreshold 1m &&
+		git archive HEAD >../one.tar &&
+		garchive HEAD >../one-ga.tar &&
+		test_cmp ../one.tar ../one-ga.tar
+	)
+'
+
+# damage_pack HOW ARG...: a copy of one/ in damaged/, its pack changed:
+#   flip AT N	N bytes at AT turned
+#   cut AT N	N bytes at AT taken out, the checksum at the end kept
+#   keep AT	the first AT bytes kept, and the checksum
+#   size SIZE	the size in the header of the entry at 12 (the blob)
+damage_pack () {
+	rm -rf damaged &&
+	cp -R one damaged &&
+	p=$(ls damaged/.git/objects/pack/*.pack) &&
+	chmod u+w "$p" &&
+	python3 -c "
+import sys
+p, how = sys.argv[1], sys.argv[2]
+a = [int(x) for x in sys.argv[3:]]
+d = bytearray(open(p, \"rb\").read())
+if how == \"flip\":
+    for i in range(a[0], a[0] + a[1]):
+        d[i] ^= 0x55
+elif how == \"cut\":
+    d = d[:a[0]] + d[a[0] + a[1]:]
+elif how == \"keep\":
+    d = d[:a[0]] + d[-20:]
+elif how == \"size\":
+    end = 12
+    while d[end] & 0x80:
+        end += 1
+    size, t = a[0], (d[12] >> 4) & 7
+    h = bytearray()
+    b = (t << 4) | (size & 15)
+    size >>= 4
+    while size:
+        h.append(b | 0x80)
+        b = size & 0x7f
+        size >>= 7
+    h.append(b)
+    assert len(h) == end + 1 - 12
+    d[12:end + 1] = h
+open(p, \"wb\").write(d)
+" "$p" "$@"
+}
+
+# fails_as_git CODE ARGS...: git and garchive exit CODE with the same
+# diagnostics, with 1 and 8 threads; with -o garchive leaves nothing.
+fails_as_git () {
+	fg_code=$1 &&
+	shift &&
+	test_expect_code $fg_code bounded git archive "$@" \
+		>git.out 2>git.err &&
+	diagnostics git.err >expect &&
+	for n in 1 8
+	do
+		test_expect_code $fg_code bounded garchive --threads=$n "$@" \
+			>ga.out 2>ga.err &&
+		diagnostics ga.err >actual &&
+		test_cmp expect actual || return 1
+	done &&
+	test_expect_code $fg_code bounded garchive -o out.tar "$@" \
+		>o.out 2>o.err &&
+	test_path_is_missing out.tar &&
+	diagnostics o.err >actual &&
+	test_cmp expect actual
+}
+
+test_expect_success 'damaged deflate data in the blob: git'"'"'s line, 255' '
+	for how in "flip 1500000 4" "flip 200 4" "cut 1000000 1000" \
+		"keep 20" "keep 3000941"
+	do
+		damage_pack $how &&
+		(
+			cd damaged &&
+			fails_as_git 255 HEAD &&
+			fails_as_git 255 --format=zip HEAD &&
+			grep "^error: inflate: data stream error (" ga.err
+		) || return 1
+	done
+'
+
+test_expect_success 'a pack cut inside the blob: git'"'"'s line, 128' '
+	damage_pack keep 2000000 &&
+	cd damaged &&
+	fails_as_git 128 HEAD &&
+	fails_as_git 128 --format=zip HEAD &&
+	echo "fatal: offset beyond end of packfile (truncated pack?)" >expect &&
+	test_cmp expect actual
+'
+
+# git 2.39 archives such a blob cut or long and exits 0; garchive
+# refuses it with the words git'"'"'s whole read has for it.
+test_expect_success 'an entry header that lies about the size: 128' '
+	big=$(git -C one rev-parse HEAD:big) &&
+	for size in 2999999 3000001
+	do
+		damage_pack size $size &&
+		(
+			cd damaged &&
+			echo "fatal: packed object $big (stored in .git/objects/pack/$(basename $p)) is corrupt" >expect &&
+			for fmt in tar zip
+			do
+				test_expect_code 128 bounded garchive --format=$fmt HEAD \
+					>ga.out 2>ga.err &&
+				test_cmp expect ga.err &&
+				test_expect_code 128 bounded garchive -o out.$fmt HEAD \
+					2>o.err &&
+				test_path_is_missing out.$fmt &&
+				test_cmp expect o.err || return 1
+			done
+		) || return 1
+	done
+'
+
+test_done
