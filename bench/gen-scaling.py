@@ -18,22 +18,10 @@ commit on every machine.
 import random
 import sys
 
+from textpool import make_pool
+
 SEED = 20261204
 CHUNK = 1 << 20
-
-
-def make_pool(rng, nr_lines):
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    words = ["".join(rng.choices(letters, k=rng.randint(2, 10)))
-             for _ in range(3000)]
-    words += ["int", "return", "if", "for", "the", "a", "of", "{", "}",
-              "(", ")", ";", "=", "==", "0", "1", "NULL", "static"]
-    pool = []
-    for _ in range(nr_lines):
-        indent = "\t" * rng.randint(0, 3)
-        line = indent + " ".join(rng.choices(words, k=rng.randint(1, 14)))
-        pool.append((line + "\n").encode())
-    return pool
 
 
 def emit(out, path, data):
