@@ -32,8 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <git2/oid.h>
-#include <git2/types.h>
+/* libgit2 1.9 has GIT_OID_RAWSZ only in deprecated.h, which git2.h reads. */
+#include "libgit2.h"
 
 /*
  * A stream on object `id` of the packs in `objects_dir`/pack, named
