@@ -18,7 +18,7 @@ commit on every machine.
 import random
 import sys
 
-from textpool import make_pool
+from textpool import make_pool, write_commit_header
 
 SEED = 20261204
 CHUNK = 1 << 20
@@ -64,11 +64,7 @@ def main():
     pool = make_pool(rng, 50000)
     out = sys.stdout.buffer
 
-    out.write(b"commit refs/heads/main\n")
-    out.write(b"author Bench <bench@example.com> 1700000000 +0000\n")
-    out.write(b"committer Bench <bench@example.com> 1700000000 +0000\n")
-    msg = b"scaling tree for garchive's bench\n"
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    write_commit_header(out, b"scaling tree for garchive's bench\n")
 
     leaves = leaf_dirs(nr_files)
     for i in range(nr_files):

@@ -18,7 +18,7 @@ Usage: gen-synth.py [NR_FILES] | git fast-import
 import random
 import sys
 
-from textpool import make_pool
+from textpool import make_pool, write_commit_header
 
 SEED = 20240517
 MB = 1000 * 1000
@@ -48,11 +48,7 @@ def main():
     pool = make_pool(rng, 50000)
     out = sys.stdout.buffer
 
-    out.write(b"commit refs/heads/main\n")
-    out.write(b"author Bench <bench@example.com> 1700000000 +0000\n")
-    out.write(b"committer Bench <bench@example.com> 1700000000 +0000\n")
-    msg = b"synthetic tree for garchive's bench\n"
-    out.write(b"data %d\n%s\n" % (len(msg), msg))
+    write_commit_header(out, b"synthetic tree for garchive's bench\n")
 
     emit(out, ".gitattributes", b"100644", b"big/** -delta\n")
 

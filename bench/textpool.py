@@ -1,4 +1,4 @@
-"""Made-up source lines for the bench's seeded generators.
+"""Made-up source lines, and the commit header, for the bench's generators.
 
 gen-synth.py and gen-scaling.py draw their text files from the same
 kind of pool: words of random letters and a few C tokens, in lines of 1
@@ -20,3 +20,11 @@ def make_pool(rng, nr_lines):
         line = indent + " ".join(rng.choices(words, k=rng.randint(1, 14)))
         pool.append((line + "\n").encode())
     return pool
+
+
+def write_commit_header(out, message):
+    """Start the one commit of a `git fast-import` stream on main."""
+    out.write(b"commit refs/heads/main\n")
+    out.write(b"author Bench <bench@example.com> 1700000000 +0000\n")
+    out.write(b"committer Bench <bench@example.com> 1700000000 +0000\n")
+    out.write(b"data %d\n%s\n" % (len(message), message))
