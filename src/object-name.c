@@ -10,14 +10,17 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "pack-stream.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "libgit2.h"
 
@@ -153,40 +156,17 @@ done:
 /* Objects in a pack .idx, after git's sanity checks; -1 if unusable. */
 static long idx_object_count(const char *path)
 {
-	struct ga_buf data = GA_BUF_INIT;
-	const unsigned char *p, *fanout;
-	uint32_t nr, prev = 0;
-	uint64_t min_size, max_size;
+	struct pack_idx_layout idx;
+	struct stat st;
 	long result = -1;
-	int i, v2;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (ga_buf_read_file(&data, path) < 0 || data.len < 4 * 256 + 40)
-		goto done;
-	p = (const unsigned char *)data.ptr;
-	v2 = get_be32(p) == 0xff744f63;
-	if (v2 && get_be32(p + 4) != 2)
-		goto done;
-	fanout = v2 ? p + 8 : p;
-	for (i = 0; i < 256; i++) {
-		uint32_t n = get_be32(fanout + i * 4);
-
-		if (n < prev)
-			goto done;
-		prev = n;
-	}
-	nr = prev;
-	if (!v2) {
-		if (data.len != 4 * 256 + (uint64_t)nr * 24 + 40)
-			goto done;
-	} else {
-		min_size = 8 + 4 * 256 + (uint64_t)nr * 28 + 40;
-		max_size = min_size + (nr ? ((uint64_t)nr - 1) * 8 : 0);
-		if (data.len < min_size || data.len > max_size)
-			goto done;
-	}
-	result = (long)nr;
-done:
-	ga_buf_release(&data);
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    pack_idx_layout(&idx, fd, (uint64_t)st.st_size))
+		result = (long)idx.nr;
+	close(fd);
 	return result;
 }
 

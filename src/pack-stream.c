@@ -72,58 +72,65 @@ static int read_at(int fd, void *buf, size_t len, uint64_t at)
 	return 0;
 }
 
+int pack_idx_layout(struct pack_idx_layout *idx, int fd, uint64_t idx_size)
+{
+	unsigned char head[8], fan[1024];
+	uint32_t i, prev = 0;
+	uint64_t want;
+
+	if (idx_size < sizeof(head) || read_at(fd, head, sizeof(head), 0) < 0)
+		return 0;
+	idx->v2 = !memcmp(head, "\377tOc", 4);
+	if (idx->v2 && be32(head + 4) != 2)
+		return 0;
+	if (read_at(fd, fan, sizeof(fan), idx->v2 ? 8 : 0) < 0)
+		return 0;
+	for (i = 0; i < 256; i++) {
+		idx->fanout[i] = be32(fan + 4 * i);
+		if (idx->fanout[i] < prev)
+			return 0;
+		prev = idx->fanout[i];
+	}
+	idx->nr = prev;
+	if (idx->v2) {
+		idx->names = 8 + sizeof(fan);
+		idx->width = RAWSZ;
+		idx->offsets = idx->names + (uint64_t)prev * (RAWSZ + 4);
+		idx->large = idx->offsets + (uint64_t)prev * 4;
+		want = idx->large + 2 * RAWSZ;
+		/* At most one large offset for each object but the first. */
+		return idx_size >= want &&
+		       idx_size - want <= (prev ? (uint64_t)(prev - 1) * 8 : 0);
+	}
+	idx->names = sizeof(fan) + 4;
+	idx->width = 4 + RAWSZ;
+	idx->offsets = sizeof(fan);
+	idx->large = 0;
+	return idx_size == sizeof(fan) + (uint64_t)prev * idx->width + 2 * RAWSZ;
+}
+
 int pack_idx_find(uint64_t *offset, uint32_t *nr,
 		  unsigned char checksum[RAWSZ], int fd, uint64_t idx_size,
 		  const git_oid *id)
 {
-	unsigned char head[8], fan[1024], name[RAWSZ], ofs[8];
-	uint64_t names, width, offsets, large, want;
-	uint32_t lo, hi, i, prev = 0, first = id->id[0];
-	int v2;
+	struct pack_idx_layout idx;
+	unsigned char name[RAWSZ], ofs[8];
+	uint32_t lo, hi, first = id->id[0];
 
-	if (idx_size < sizeof(head) || read_at(fd, head, sizeof(head), 0) < 0)
+	if (!pack_idx_layout(&idx, fd, idx_size))
 		return 0;
-	v2 = !memcmp(head, "\377tOc", 4);
-	if (v2 && be32(head + 4) != 2)
-		return 0;
-	if (read_at(fd, fan, sizeof(fan), v2 ? 8 : 0) < 0)
-		return 0;
-	for (i = 0; i < 256; i++) {
-		uint32_t n = be32(fan + 4 * i);
-
-		if (n < prev)
-			return 0;
-		prev = n;
-	}
-	*nr = prev;
-	if (v2) {
-		names = 8 + sizeof(fan);
-		width = RAWSZ;
-		offsets = names + (uint64_t)prev * (RAWSZ + 4);
-		large = offsets + (uint64_t)prev * 4;
-		want = large + 2 * RAWSZ;
-		/* At most one large offset for each object but the first. */
-		if (idx_size < want ||
-		    idx_size - want > (prev ? (uint64_t)(prev - 1) * 8 : 0))
-			return 0;
-	} else {
-		names = sizeof(fan) + 4;
-		width = 4 + RAWSZ;
-		offsets = sizeof(fan);
-		large = 0;
-		if (idx_size != sizeof(fan) + (uint64_t)prev * width + 2 * RAWSZ)
-			return 0;
-	}
+	*nr = idx.nr;
 	if (read_at(fd, checksum, RAWSZ, idx_size - 2 * RAWSZ) < 0)
 		return 0;
 
-	lo = first ? be32(fan + 4 * (first - 1)) : 0;
-	hi = be32(fan + 4 * first);
+	lo = first ? idx.fanout[first - 1] : 0;
+	hi = idx.fanout[first];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		int cmp;
 
-		if (read_at(fd, name, sizeof(name), names + mid * width) < 0)
+		if (read_at(fd, name, sizeof(name),
+			    idx.names + mid * idx.width) < 0)
 			return 0;
 		cmp = memcmp(id->id, name, sizeof(name));
 		if (cmp < 0) {
@@ -131,18 +138,18 @@ int pack_idx_find(uint64_t *offset, uint32_t *nr,
 		} else if (cmp > 0) {
 			lo = mid + 1;
 		} else {
-			uint64_t at = v2 ? offsets + (uint64_t)mid * 4
-					 : offsets + (uint64_t)mid * width;
+			uint64_t at = idx.offsets + (uint64_t)mid *
+				      (idx.v2 ? 4 : idx.width);
 			uint32_t small;
 
 			if (read_at(fd, ofs, 4, at) < 0)
 				return 0;
 			small = be32(ofs);
-			if (!v2 || !(small & 0x80000000u)) {
+			if (!idx.v2 || !(small & 0x80000000u)) {
 				*offset = small;
 				return 1;
 			}
-			at = large + (uint64_t)(small & 0x7fffffffu) * 8;
+			at = idx.large + (uint64_t)(small & 0x7fffffffu) * 8;
 			if (at + 8 > idx_size - 2 * RAWSZ ||
 			    read_at(fd, ofs, 8, at) < 0)
 				return 0;

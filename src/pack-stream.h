@@ -54,6 +54,23 @@ int pack_stream_read(struct pack_stream *s, unsigned char *buf, size_t cap,
 void pack_stream_free(struct pack_stream *s);
 
 /*
+ * The layout of a pack index (version 1 or 2) as git checks it before
+ * using it: the magic and version, a fan-out table that never goes
+ * down, and a file size that fits the object count (with at most one
+ * large offset per object but the first).  pack_idx_layout() fills
+ * `idx` from the index open on `fd` (of `idx_size` bytes) and returns 1,
+ * or 0 when git would not use the index.
+ */
+struct pack_idx_layout {
+	int v2;
+	uint32_t nr;			/* objects: the last fan-out entry */
+	uint32_t fanout[256];
+	uint64_t names, width;		/* where the names start, their stride */
+	uint64_t offsets, large;	/* the 4-byte and 8-byte offsets */
+};
+int pack_idx_layout(struct pack_idx_layout *idx, int fd, uint64_t idx_size);
+
+/*
  * Look `id` up in the pack index open on `fd` (of `idx_size` bytes).
  * Returns 1 with *offset, the object count and the pack checksum the
  * index records; 0 when the index does not list `id` or is not one git
