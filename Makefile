@@ -59,7 +59,9 @@ O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
 
 SRCS := $(sort $(wildcard src/*.c))
 OBJS := $(addprefix $(O),$(SRCS:.c=.o))
-EXE_OBJS := $(O)src/main.o $(O)src/no-tls.o
+# Only the executable links these (see src/no-tls.c).
+EXE_SRCS := src/main.c src/no-tls.c
+EXE_OBJS := $(addprefix $(O),$(EXE_SRCS:.c=.o))
 LIB_OBJS := $(filter-out $(EXE_OBJS),$(OBJS))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 UNIT_TESTS := $(addprefix $(O),$(UNIT_SRCS:.c=.t))
@@ -221,7 +223,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 FUZZ_DIR = build/fuzz
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
-FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out $(EXE_SRCS),$(SRCS)))
 
 $(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
 	@mkdir -p $(@D)
