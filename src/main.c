@@ -324,6 +324,7 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
 	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
 		r->opts.format->filter.kind == FILTER_NONE;
+	wo->stream_large = r->opts.format->writer == FORMAT_TAR;
 	/*
 	 * gzip -cn (or a command) compresses on a core of its own and sets
 	 * the pace: reading ahead on that core would only slow it down.

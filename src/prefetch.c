@@ -8,20 +8,18 @@
  * it all.
  *
  * Memory: a worker learns a blob's size from its header first and then
- * reserves it against the budget, which also counts the blob the walk
- * took last until the walk asks for the next one.  It waits while the
- * bytes would not fit, unless its job is at the head of the queue (the
- * walk needs it next) and the walk holds nothing.  A job no worker
- * has started when the walk needs it is left to the walk, which reads
- * it itself rather than wait.  So at most the
- * budget is read ahead, or one blob larger than it once the walk has
- * let go of the previous one, as git holds one blob at a time.  Two
- * exceptions keep a core from idling while a large blob inflates: a
- * second large blob may be read when the pair takes at most half again
- * the larger, and (with opts->beside_large) small blobs may pass the
- * budget by a share of the large ones in memory, the walk scouting
- * ahead meanwhile.  Blobs above core.bigFileThreshold are not read at
- * all (the walk streams them).
+ * reserves it against a cap, which also counts the blob the walk took
+ * last until the walk asks for the next one.  The cap is the budget, or
+ * the largest blob met so far less the budget when that is more: git
+ * holds that blob whole at some point, so the peak stays under git's.  A small blob
+ * that does not fit waits (unless its job is at the head of the queue
+ * and the walk holds nothing); a large one (above the budget) is left to
+ * the walk, which streams it (walk_options.stream_large) while the
+ * workers read on.  A job no worker has started when the walk needs it
+ * is the walk's too, which reads it itself rather than wait; and while
+ * the walk waits for a large blob a worker inflates, it reads the next
+ * job itself, as one more worker would.  Blobs above
+ * core.bigFileThreshold are not read at all (the walk streams them).
  */
 #include "prefetch.h"
 #include "garchive/common.h"
@@ -106,8 +104,7 @@ struct prefetch {
 	size_t nr_queued;
 	size_t reserved;		/* bytes read (or being read) ahead */
 	size_t held;			/* bytes of the blob the walk has */
-	/* Blobs larger than the budget in memory (read, reading, held). */
-	size_t nr_large, large_bytes;
+	size_t largest;			/* the largest blob size met */
 	int stop;
 	/*
 	 * Who sleeps on the condition variable, so that a change wakes
@@ -132,6 +129,18 @@ static void job_free(struct job *job)
 
 /* ---- workers ---- */
 
+/*
+ * The first job from `job` on that no thread has taken.  Jobs are taken
+ * in queue order except around the walk (see skip_workers() and
+ * prefetch_reading()).  Called with the mutex held.
+ */
+static struct job *first_queued(struct job *job)
+{
+	while (job && job->state != JOB_QUEUED)
+		job = job->next;
+	return job;
+}
+
 int prefetch_blob_unreadable(int code, const char *oid_hex)
 {
 	const git_error *e = git_error_last();
@@ -144,108 +153,99 @@ int prefetch_blob_unreadable(int code, const char *oid_hex)
 	return ga_error_code(GA_EARCHIVE, "cannot read '%s'", oid_hex);
 }
 
+enum room { ROOM_READ, ROOM_WAIT, ROOM_LEAVE };
+
 /*
- * Whether `job` must wait before reading `size` bytes: when they do not
- * fit the budget beside what is read ahead and the blob the walk holds,
- * unless it is the job the walk needs next and the walk has let go of
- * its last blob (so two large blobs are never in memory at once, as in
- * git).  Called with the mutex held.
+ * Whether `job` may read its `size` bytes now, must wait, or is to be
+ * left to the walk (see the top of this file).  Called with the mutex
+ * held.
  */
-static int over_budget(struct prefetch *pf, struct job *job, size_t size)
+static enum room room_for(struct prefetch *pf, struct job *job, size_t size)
 {
-	size_t budget = pf->opts->budget;
-	size_t in_memory = pf->reserved + pf->held;
+	size_t cap = pf->largest > pf->opts->budget ?
+		     pf->largest - pf->opts->budget : 0;
 
-	if (in_memory + size <= budget)
-		return 0;
-	/*
-	 * Small blobs may go past the budget by a share of the large ones
-	 * in memory, so that a worker goes on while another inflates a
-	 * large blob the walk waits for.
-	 */
-	if (size <= budget && pf->opts->beside_large &&
-	    in_memory - pf->large_bytes + size <=
-	    budget + pf->large_bytes / pf->opts->beside_large)
-		return 0;
+	if (cap < pf->opts->budget)
+		cap = pf->opts->budget;
+	if (pf->reserved + pf->held + size <= cap)
+		return ROOM_READ;
+	if (size > pf->opts->budget)
+		return ROOM_LEAVE;
 	if (job == pf->head && !pf->held)
-		return 0;
-	/*
-	 * Large blobs one after the other leave a core idle while one
-	 * inflates.  One may be read beside one other large blob when the
-	 * two take at most half again the larger one (a 100 MB and a 50 MB
-	 * blob, not two of 100 MB): the peak stays within half a blob of
-	 * git's, which holds the largest blob and its mapped pack data.
-	 */
-	if (size > budget && pf->nr_large == 1) {
-		size_t other = pf->large_bytes;
-		size_t larger = size > other ? size : other;
-
-		if (size + other <= larger + larger / 2 &&
-		    pf->reserved + pf->held - other <= budget)
-			return 0;
-	}
-	return 1;
+		return ROOM_READ;
+	return ROOM_WAIT;
 }
 
-/* A reservation ends; large ones leave the count.  Mutex held. */
-static void forget_large(struct prefetch *pf, size_t size)
+/* A blob of `size` bytes was met.  Mutex held. */
+static void met_size(struct prefetch *pf, size_t size)
 {
-	if (size <= pf->opts->budget)
-		return;
-	pf->nr_large--;
-	pf->large_bytes -= size;
+	if (size > pf->largest)
+		pf->largest = size;
 }
 
-/* Wait until over_budget() allows the read.  Called with the mutex held. */
-static void reserve(struct prefetch *pf, struct job *job, size_t size)
+/* Count `size` bytes of `job` as read ahead.  Mutex held. */
+static void claim(struct prefetch *pf, struct job *job, size_t size)
 {
-	while (!pf->stop && !job->dropped && over_budget(pf, job, size)) {
+	pf->reserved += size;
+	job->reserved = size;
+	/* A long wait: the walk may scout and read meanwhile. */
+	if (size > pf->opts->budget && pf->walk_waits && job == pf->head)
+		pthread_cond_broadcast(&pf->cond);
+}
+
+/*
+ * Wait until room_for() allows the read and count it; 0 then, or 1
+ * when the blob is left to the walk.  Called with the mutex held.
+ */
+static int reserve(struct prefetch *pf, struct job *job, size_t size)
+{
+	enum room room;
+
+	met_size(pf, size);
+	while ((room = room_for(pf, job, size)) == ROOM_WAIT &&
+	       !pf->stop && !job->dropped) {
 		pf->nr_over_budget++;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
 		pf->nr_over_budget--;
 	}
-	pf->reserved += size;
-	job->reserved = size;
-	if (size > pf->opts->budget) {
-		pf->nr_large++;
-		pf->large_bytes += size;
-		/* A long wait: the walk may scout meanwhile. */
-		if (pf->walk_waits && job == pf->head)
-			pthread_cond_broadcast(&pf->cond);
-	}
+	if (room == ROOM_LEAVE)
+		return 1;
+	claim(pf, job, size);
+	return 0;
 }
 
 /*
- * Read one blob as walk.c's file_entry() would: the header first, and
- * the whole object unless it is a blob above the threshold (symlinks
- * are always read).
+ * Read the header of `job`'s blob from `odb` into *size, as walk.c's
+ * file_entry() would.  Returns 1 when the blob is above the threshold
+ * and is to be left unread (job->big and job->size are set then),
+ * else 0; *size is 0 when the header cannot be read.
  */
-static void run_job(struct worker *wk, struct job *job)
+static int read_job_header(struct prefetch *pf, git_odb *odb,
+			   struct job *job, size_t *size)
 {
-	struct prefetch *pf = wk->pf;
-	size_t size = 0;
 	git_object_t type = GIT_OBJECT_INVALID;
-	int have_header, error;
 
-	have_header = git_odb_read_header(&size, &type, wk->odb,
-					  &job->id) == 0;
-	if (!have_header)
+	*size = 0;
+	if (git_odb_read_header(size, &type, odb, &job->id) < 0) {
 		git_error_clear();
-	if (have_header && job->mode != ARCHIVE_MODE_SYMLINK &&
-	    type == GIT_OBJECT_BLOB && size > pf->opts->big_file_threshold) {
-		job->big = 1;
-		job->size = size;
-		return;
+		*size = 0;
+		return 0;
 	}
+	if (job->mode != ARCHIVE_MODE_SYMLINK && type == GIT_OBJECT_BLOB &&
+	    *size > pf->opts->big_file_threshold) {
+		job->big = 1;
+		job->size = *size;
+		return 1;
+	}
+	return 0;
+}
 
-	pthread_mutex_lock(&pf->mutex);
-	reserve(pf, job, have_header ? size : 0);
-	error = pf->stop || job->dropped;
-	pthread_mutex_unlock(&pf->mutex);
-	if (error)
-		return;
+/* Read `job`'s blob whole from `odb`, or keep the error for the walk. */
+static void read_job(struct job *job, git_odb *odb)
+{
+	int error;
 
-	if ((error = git_odb_read(&job->obj, wk->odb, &job->id)) < 0) {
+	if ((error = git_odb_read(&job->obj, odb, &job->id)) < 0) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
 		job->obj = NULL;
@@ -253,6 +253,22 @@ static void run_job(struct worker *wk, struct job *job)
 		job->error = prefetch_blob_unreadable(error, hex);
 		job->message = ga_error_detach();
 	}
+}
+
+/* A worker runs `job`: the header, a wait for budget, the read. */
+static void run_job(struct worker *wk, struct job *job)
+{
+	struct prefetch *pf = wk->pf;
+	size_t size;
+	int stopped;
+
+	if (read_job_header(pf, wk->odb, job, &size))
+		return;
+	pthread_mutex_lock(&pf->mutex);
+	stopped = reserve(pf, job, size) || pf->stop || job->dropped;
+	pthread_mutex_unlock(&pf->mutex);
+	if (!stopped)
+		read_job(job, wk->odb);
 }
 
 static void *worker_main(void *arg)
@@ -271,7 +287,7 @@ static void *worker_main(void *arg)
 		if (pf->stop)
 			break;
 		job = pf->todo;
-		pf->todo = job->next;
+		pf->todo = first_queued(job->next);
 		job->state = JOB_RUNNING;
 		pthread_mutex_unlock(&pf->mutex);
 
@@ -281,7 +297,6 @@ static void *worker_main(void *arg)
 		if (job->dropped) {
 			/* Off the queue already; its bytes go back. */
 			pf->reserved -= job->reserved;
-			forget_large(pf, job->reserved);
 			job_free(job);
 			if (pf->nr_over_budget)
 				pthread_cond_broadcast(&pf->cond);
@@ -443,6 +458,51 @@ static int scout_while_waiting(struct prefetch *pf)
 
 /* ---- the walk's side ---- */
 
+/*
+ * While a worker inflates a blob larger than the budget for the walk,
+ * the walk's own thread would sit idle: it reads the next job no worker
+ * has taken instead, as one more worker would, provided the blob fits
+ * the budget now (the walk must not wait for budget: only its own takes
+ * free it).  Returns 1 when it ran a job or found the queue changed,
+ * 0 when it should wait.  Called with the mutex held.
+ */
+static int walk_helps(struct prefetch *pf)
+{
+	struct job *job = pf->todo;
+	enum room room;
+	size_t size;
+	int big;
+
+	if (!job || pf->head->reserved <= pf->opts->budget)
+		return 0;
+	/*
+	 * Only the walk frees queued jobs, so `job` stays valid while the
+	 * mutex is let go; a worker may take it meanwhile.
+	 */
+	pthread_mutex_unlock(&pf->mutex);
+	big = read_job_header(pf, pf->odb, job, &size);
+	pthread_mutex_lock(&pf->mutex);
+	if (pf->todo != job)
+		return 1;
+	if (!big) {
+		met_size(pf, size);
+		room = room_for(pf, job, size);
+		if (room == ROOM_WAIT)
+			return 0;
+		big = room == ROOM_LEAVE;
+	}
+	pf->todo = first_queued(job->next);
+	job->state = JOB_RUNNING;
+	if (!big) {
+		claim(pf, job, size);
+		pthread_mutex_unlock(&pf->mutex);
+		read_job(job, pf->odb);
+		pthread_mutex_lock(&pf->mutex);
+	}
+	job->state = JOB_DONE;
+	return 1;
+}
+
 /* Take the head off the queue.  Called with the mutex held. */
 static struct job *unqueue_head(struct prefetch *pf)
 {
@@ -452,7 +512,7 @@ static struct job *unqueue_head(struct prefetch *pf)
 	if (!pf->head)
 		pf->tail = NULL;
 	if (pf->todo == job)
-		pf->todo = job->next;
+		pf->todo = first_queued(job->next);
 	job->next = NULL;
 	pf->nr_queued--;
 	/* A new head may now go past the budget. */
@@ -477,6 +537,7 @@ static void skip_workers(struct prefetch *pf)
 		return;		/* the workers are ahead already */
 	for (i = 0; pf->todo && pf->todo->next && i < PREFETCH_SKIP; i++)
 		pf->todo = pf->todo->next;
+	pf->todo = first_queued(pf->todo);
 }
 
 /* Drop the head, which the walk skipped.  Called with the mutex held. */
@@ -489,7 +550,6 @@ static void drop_head(struct prefetch *pf)
 		return;
 	}
 	pf->reserved -= job->reserved;
-	forget_large(pf, job->reserved);
 	if (job->reserved && pf->nr_over_budget)
 		pthread_cond_broadcast(&pf->cond);
 	job_free(job);
@@ -505,7 +565,6 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	/* The walk has freed the blob it took last. */
 	pthread_mutex_lock(&pf->mutex);
 	if (pf->held) {
-		forget_large(pf, pf->held);
 		pf->held = 0;
 		if (pf->nr_over_budget)
 			pthread_cond_broadcast(&pf->cond);
@@ -553,6 +612,8 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 			pthread_mutex_lock(&pf->mutex);
 			continue;
 		}
+		if (walk_helps(pf))
+			continue;
 		pf->walk_waits = 1;
 		pthread_cond_wait(&pf->cond, &pf->mutex);
 		pf->walk_waits = 0;
@@ -575,6 +636,22 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	/* Keep the workers busy while the walk works on this one. */
 	scout(pf);
 	return 1;
+}
+
+void prefetch_reading(struct prefetch *pf, size_t size, int whole)
+{
+	pthread_mutex_lock(&pf->mutex);
+	met_size(pf, size);
+	/*
+	 * The workers skipped ahead, leaving the next few jobs to the walk,
+	 * which takes a while over this one: they had better start on the
+	 * next job after it (it may be large too) than leave it to the walk.
+	 */
+	if (size > pf->opts->budget)
+		pf->todo = first_queued(pf->head);
+	if (whole)
+		pf->held = size;
+	pthread_mutex_unlock(&pf->mutex);
 }
 
 /* ---- setup ---- */

@@ -32,17 +32,18 @@ struct prefetch_options {
 	const struct pathspec *ps;	/* NULL: no pathspec */
 	uint64_t big_file_threshold;	/* larger blobs are streamed */
 	int threads;			/* workers, at least 1 */
-	size_t budget;			/* bytes of blobs read ahead */
 	/*
-	 * Small blobs may exceed the budget by 1/beside_large of the
-	 * blobs above it in memory; 0: never.
+	 * Bytes of blobs read ahead, or the largest blob met less this
+	 * when that is more (git holds that blob whole).  A blob above the budget that does not fit is left
+	 * to the walk, which streams it (see walk_options.stream_large).
 	 */
-	unsigned int beside_large;
+	size_t budget;
 };
 
 /* A blob as a worker left it. */
 struct prefetch_blob {
-	git_odb_object *obj;	/* read whole; the caller frees it */
+	git_odb_object *obj;	/* read whole; the caller frees it, or
+				   NULL: left to the walk */
 	uint64_t size;		/* with `big`: the size in its header */
 	int big;		/* above the threshold: left unread */
 };
@@ -66,6 +67,15 @@ int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
  */
 int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 		  const git_oid *oid);
+
+/*
+ * The walk reads the blob of its entry itself, no worker having read
+ * it, and it has `size` bytes (0 when not known); `whole`: read into
+ * memory rather than streamed.  A whole one counts as the blob the walk
+ * holds until the next prefetch_take().  After a large one the workers
+ * take the jobs right after it, which they had skipped.
+ */
+void prefetch_reading(struct prefetch *pf, size_t size, int whole);
 
 /*
  * Set the error for a failed read of blob `oid_hex`, where `code` is

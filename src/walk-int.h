@@ -66,6 +66,12 @@ struct blob_stream {
 	git_odb_object *obj;
 	size_t pos;
 	const char *oid_hex;
+	/*
+	 * Streamed although git reads it whole (walk_options.stream_large):
+	 * damage is reported as git's whole read reports it.
+	 */
+	git_odb *whole_odb;
+	git_oid id;
 };
 
 /* A large blob handed on unread (see struct entry_deferred). */
@@ -90,6 +96,7 @@ struct walk {
 	struct prefetch *pf;		/* NULL in serial mode */
 	struct prefetch_options pf_opts;
 	uint64_t big_file_threshold;
+	size_t stream_above;		/* see walk_options.stream_large */
 	size_t prefix_len;
 
 	enum walk_phase phase;

@@ -41,17 +41,16 @@
 #define DEFAULT_BIG_FILE_THRESHOLD (512 * 1024 * 1024)
 
 /*
- * Bytes of blobs read ahead of the walk.  Every byte counts against
- * peak memory, which must stay at git's (git reads one blob at a time).
- * When reading is all the work (a plain tar), 8 MiB keeps one worker
- * busy while the other inflates a blob of a few MB, and small blobs may
- * go a quarter of the large blobs in memory past it, so that a free
- * worker reads on while the walk waits for a large one.  Otherwise a
- * compressor sets the pace, and 2 MiB is enough.  (zip reads no blob
- * ahead: see walk_options.defer_above.)
+ * Bytes of blobs read ahead of the walk (more beside a larger blob, see
+ * prefetch.h), and the size above which a tar streams a blob rather than
+ * hold it whole.  Every byte counts against peak memory, which must stay
+ * at git's (git reads one blob at a time).  When reading is all the work
+ * (a plain tar), 6 MiB keeps a worker busy while the walk inflates a
+ * blob of a few MB.  Otherwise a compressor sets the pace, and 2 MiB is
+ * enough.  (zip reads no blob ahead: see
+ * walk_options.defer_above.)
  */
-#define WALK_PREFETCH_BUDGET_READING	((size_t)8 << 20)
-#define WALK_PREFETCH_BESIDE_LARGE	4
+#define WALK_PREFETCH_BUDGET_READING	((size_t)6 << 20)
 #define WALK_PREFETCH_BUDGET		((size_t)2 << 20)
 #define WALK_MAX_THREADS	64
 
@@ -380,6 +379,15 @@ static int start_prefetch(struct walk *w)
 	int threads = worker_count(w->opts->threads,
 				   w->opts->cpus_taken_by_filter);
 
+	size_t budget = w->opts->reading_bound ? WALK_PREFETCH_BUDGET_READING
+					       : WALK_PREFETCH_BUDGET;
+
+	/*
+	 * A tar writer takes any file as a stream: the walk streams those
+	 * larger than the read-ahead rather than hold them whole.
+	 */
+	if (w->opts->stream_large)
+		w->stream_above = budget;
 	/* One thread: the walk reads each blob itself, as git does. */
 	if (threads <= 1)
 		return 0;
@@ -394,11 +402,7 @@ static int start_prefetch(struct walk *w)
 	w->pf_opts.ps = w->ps;
 	w->pf_opts.big_file_threshold = w->big_file_threshold;
 	w->pf_opts.threads = threads;
-	w->pf_opts.budget = WALK_PREFETCH_BUDGET;
-	if (w->opts->reading_bound) {
-		w->pf_opts.budget = WALK_PREFETCH_BUDGET_READING;
-		w->pf_opts.beside_large = WALK_PREFETCH_BESIDE_LARGE;
-	}
+	w->pf_opts.budget = budget;
 	return prefetch_new(&w->pf, w->repo, w->odb, &w->pf_opts);
 }
 
@@ -506,13 +510,37 @@ static void set_path(struct walk *w, const char *rel, size_t len,
 	w->entry.path_len = w->path.len;
 }
 
+/*
+ * A stream git would have read whole failed with `error`.  zlib's
+ * complaint is what git's stream says (GA_EARCHIVE); read it whole to
+ * give the words of git's whole read instead.  Other damage (a cut pack,
+ * a wrong size) is told alike both ways.  Returns the error.
+ */
+static int whole_read_error(struct blob_stream *bs, int error)
+{
+	git_odb_object *obj;
+	int code;
+
+	if (error != GA_EARCHIVE)
+		return error;
+	if ((code = git_odb_read(&obj, bs->whole_odb, &bs->id)) < 0)
+		return prefetch_blob_unreadable(code, bs->oid_hex);
+	/* Whole, it reads: the stream's own error stands. */
+	git_odb_object_free(obj);
+	return error;
+}
+
 static int stream_read(struct entry_stream *s, unsigned char *buf,
 		       size_t cap, size_t *nread)
 {
 	struct blob_stream *bs = (struct blob_stream *)s;
 
 	if (bs->odb_stream) {
-		return odb_stream_read(bs->odb_stream, buf, cap, nread);
+		int error = odb_stream_read(bs->odb_stream, buf, cap, nread);
+
+		if (error < 0 && bs->whole_odb)
+			error = whole_read_error(bs, error);
+		return error;
 	} else {
 		size_t size = git_odb_object_size(bs->obj);
 		size_t n = size - bs->pos < cap ? size - bs->pos : cap;
@@ -692,6 +720,33 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 }
 
 /*
+ * Stream blob `oid` of `size` bytes (see walk_options.stream_large) when
+ * no conversion can change it: the bytes are those of reading it whole.
+ * Returns 1 if it did, 0 if the blob is to be read, or an error.
+ */
+static int stream_unconverted(struct walk *w, const git_oid *oid,
+			      size_t size)
+{
+	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
+	int identity;
+
+	if ((identity = prepare_conversion(attrs, w, w->rel.ptr)) < 0 ||
+	    (identity = convert_is_identity(w->conv, attrs)) <= 0)
+		return identity;
+	/* Damage seen at once is told by the whole read that follows. */
+	if (open_stream(w, oid, size) < 0) {
+		ga_error_clear();
+		return 0;
+	}
+	w->stream.whole_odb = w->odb;
+	git_oid_cpy(&w->stream.id, oid);
+	/* A delta cannot be streamed: open_stream() read it whole. */
+	if (w->pf)
+		prefetch_reading(w->pf, size, w->stream.obj != NULL);
+	return 1;
+}
+
+/*
  * Read blob `oid` for the entry as the walk's own thread does: a blob
  * above core.bigFileThreshold is streamed, one above defer_above may be
  * handed on unread, any other is read whole into w->obj.  A symlink and
@@ -700,7 +755,7 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
 		     int subst)
 {
-	size_t size;
+	size_t size = 0;
 	git_object_t type;
 	int error;
 
@@ -712,7 +767,12 @@ static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
 		if (w->opts->defer_above && size > w->opts->defer_above &&
 		    (error = defer_blob(w, oid, size)) != 0)
 			return error < 0 ? error : 0;
+		if (w->stream_above && size > w->stream_above &&
+		    (error = stream_unconverted(w, oid, size)) != 0)
+			return error < 0 ? error : 0;
 	}
+	if (w->pf)
+		prefetch_reading(w->pf, size, 1);
 	if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
 		return blob_unreadable(error, w->oid_hex);
 	return 0;

@@ -150,35 +150,47 @@ test_expect_success PLAIN_BUILD 'a 64 MB packed blob is archived in bounded memo
 	)
 '
 
-# A pack holding only the big blob, so that the commit and trees are
-# read and the damage is met while the blob is being written.
-test_expect_success 'setup: a pack holding only a big blob' '
-	git init -q one &&
+# pack_only_big DIR SIZE SEED [CONFIG...]: a repository DIR whose pack
+# holds only a random blob "big" of SIZE bytes, so that the commit and
+# trees are read and damage to the pack is met while the blob is being
+# written; git's tar of it and garchive's are the same.
+pack_only_big () {
+	pob_dir=$1 &&
+	git init -q "$pob_dir" &&
 	(
-		cd one &&
-		random_file big 3000000 9 &&
+		cd "$pob_dir" &&
+		random_file big "$2" "$3" &&
 		echo a >a &&
 		git add . &&
 		test_tick &&
-		git commit -q -m one &&
+		git commit -q -m "$pob_dir" &&
 		big=$(git rev-parse HEAD:big) &&
 		echo $big | git pack-objects -q .git/objects/pack/pack >/dev/null &&
 		rm -f .git/objects/$(echo $big | cut -c1-2)/$(echo $big | cut -c3-) &&
-		git config core.bigFileThreshold 1m &&
-		git archive HEAD >../one.tar &&
-		garchive HEAD >../one-ga.tar &&
-		test_cmp ../one.tar ../one-ga.tar
+		shift 3 &&
+		for c in "$@"
+		do
+			git config ${c%%=*} "${c#*=}" || return 1
+		done &&
+		git archive HEAD >../$pob_dir.tar &&
+		garchive HEAD >../$pob_dir-ga.tar &&
+		test_cmp ../$pob_dir.tar ../$pob_dir-ga.tar
 	)
+}
+
+test_expect_success 'setup: a pack holding only a big blob' '
+	pack_only_big one 3000000 9 core.bigFileThreshold=1m
 '
 
-# damage_pack HOW ARG...: a copy of one/ in damaged/, its pack changed:
+# damage_pack HOW ARG...: a copy of one/ (or $DAMAGE_FROM) in damaged/,
+# its pack changed:
 #   flip AT N	N bytes at AT turned
 #   cut AT N	N bytes at AT taken out, the checksum at the end kept
 #   keep AT	the first AT bytes kept, and the checksum
 #   size SIZE	the size in the header of the entry at 12 (the blob)
 damage_pack () {
 	rm -rf damaged &&
-	cp -R one damaged &&
+	cp -R "${DAMAGE_FROM:-one}" damaged &&
 	p=$(ls damaged/.git/objects/pack/*.pack) &&
 	chmod u+w "$p" &&
 	python3 -c "
@@ -279,6 +291,100 @@ test_expect_success 'an entry header that lies about the size: 128' '
 			done
 		) || return 1
 	done
+'
+
+# Below core.bigFileThreshold git reads a blob whole.  A tar writer takes
+# any file as a stream, so garchive streams a blob larger than its
+# read-ahead budget (8 MiB for a plain tar, 2 MiB with a compressor)
+# when no conversion changes it: the same bytes in bounded memory.
+test_expect_success 'setup: blobs git reads whole, some converted' '
+	git init -q mid &&
+	(
+		cd mid &&
+		text_file t64m 64000000 &&
+		random_file r10m 10000000 10 &&
+		text_file crlf.txt 12000000 &&
+		text_file subst.txt 9000000 &&
+		echo "\$Format:%H\$" >>subst.txt &&
+		text_file ident.txt 9000000 &&
+		echo "\$Id\$" >>ident.txt &&
+		cat >.gitattributes <<-\EOF &&
+		crlf.txt eol=crlf
+		subst.txt export-subst
+		ident.txt ident
+		EOF
+		git add . &&
+		test_tick &&
+		git commit -q -m mid &&
+		git repack -adq &&
+		git prune
+	)
+'
+
+test_expect_success 'blobs git reads whole: its bytes, tar and tgz, 1 and 8 threads' '
+	(
+		cd mid &&
+		same_in_all_modes tar &&
+		same_in_all_modes tgz &&
+		git config tar.tgz.command "git archive gzip" &&
+		git archive --format=tgz HEAD >expect &&
+		for n in 0 1 2 8
+		do
+			garchive --threads=$n --format=tgz HEAD >actual &&
+			test_cmp expect actual || return 1
+		done &&
+		git config --unset tar.tgz.command
+	)
+'
+
+test_expect_success PLAIN_BUILD 'a 64 MB blob below the threshold: tar in bounded memory' '
+	(
+		cd mid &&
+		for n in 1 2 8
+		do
+			rss=$(peak_rss_kb --threads=$n --format=tar HEAD t64m) &&
+			echo "peak RSS with $n threads: $rss KiB" &&
+			test "$rss" -lt 40000 || return 1
+		done
+	)
+'
+
+test_expect_success 'setup: a pack holding only a 10 MB blob git reads whole' '
+	pack_only_big whole 10000000 11
+'
+
+test_expect_success 'damage in a streamed blob git reads whole: its words, 128' '
+	big=$(git -C whole rev-parse HEAD:big) &&
+	for how in "flip 5000000 4" "flip 9990000 4" "keep 6000000"
+	do
+		DAMAGE_FROM=whole damage_pack $how &&
+		(
+			cd damaged &&
+			fails_as_git 128 HEAD &&
+			grep "^fatal: " ga.err
+		) || return 1
+	done
+'
+
+test_expect_success 'damage in a loose blob git reads whole: its words, 128' '
+	git init -q loose &&
+	(
+		cd loose &&
+		random_file big 10000000 12 &&
+		git add big &&
+		test_tick &&
+		git commit -q -m loose &&
+		f=.git/objects/$(git rev-parse HEAD:big | sed "s|^..|&/|") &&
+		chmod u+w "$f" &&
+		python3 -c "
+import sys
+f = open(sys.argv[1], \"r+b\")
+f.seek(5000000)
+f.write(bytes(16))
+" "$f" &&
+		fails_as_git 128 HEAD &&
+		grep "^error: corrupt loose object" ga.err
+	)
 '
 
 test_done

@@ -90,6 +90,12 @@ struct walk_options {
 	 * a large member while an earlier one is deflated.
 	 */
 	uint64_t defer_above;
+	/*
+	 * The writer takes any regular file as a stream (tar): the walk
+	 * streams those larger than its read-ahead budget whose content no
+	 * conversion changes, rather than hold them whole.
+	 */
+	int stream_large;
 	/* --recurse-submodules, or NULL. */
 	const struct walk_submodules *submodules;
 	void *submodule_level;		/* this walk's level (NULL: the top) */
