@@ -124,6 +124,7 @@ static int open_failed_for(const char *path, int err)
  */
 int output_open(struct output *o, const char *path, mode_t umask_bits)
 {
+	sigset_t all, old_mask;
 	struct stat st;
 	const char *slash;
 	int fd, err;
@@ -147,9 +148,18 @@ int output_open(struct output *o, const char *path, mode_t umask_bits)
 				    (int)(slash - o->target), o->target);
 	else
 		o->tmp = ga_xstrdup(".garchive-XXXXXX");
+	/*
+	 * A signal between creating the file and watching it would leave
+	 * the file behind: hold signals until the handlers are in place.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
 	fd = mkstemp(o->tmp);
+	err = errno;
+	if (fd >= 0)
+		watch_tmp(o->tmp);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (fd < 0) {
-		err = errno;
 		free(o->tmp);
 		o->tmp = NULL;
 		if (stat(o->target, &st) < 0)
@@ -164,13 +174,13 @@ int output_open(struct output *o, const char *path, mode_t umask_bits)
 	if (fchmod(fd, 0666 & ~umask_bits) < 0) {
 		err = errno;
 		close(fd);
+		signal_tmp = NULL;
 		unlink(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 		return open_failed_for(path, err);
 	}
 	o->fd = fd;
-	watch_tmp(o->tmp);
 	return 0;
 }
 
