@@ -217,11 +217,12 @@ static int reserve(struct prefetch *pf, struct job *job, size_t size)
 /*
  * Read the header of `job`'s blob from `odb` into *size, as walk.c's
  * file_entry() would.  Returns 1 when the blob is above the threshold
- * and is to be left unread (job->big and job->size are set then),
- * else 0; *size is 0 when the header cannot be read.
+ * and is to be left unread (see set_big()), else 0; *size is 0 when the
+ * header cannot be read.  Changes nothing in `job`, which another thread
+ * may be reading the header of too (see walk_helps()).
  */
 static int read_job_header(struct prefetch *pf, git_odb *odb,
-			   struct job *job, size_t *size)
+			   const struct job *job, size_t *size)
 {
 	git_object_t type = GIT_OBJECT_INVALID;
 
@@ -231,13 +232,15 @@ static int read_job_header(struct prefetch *pf, git_odb *odb,
 		*size = 0;
 		return 0;
 	}
-	if (job->mode != ARCHIVE_MODE_SYMLINK && type == GIT_OBJECT_BLOB &&
-	    *size > pf->opts->big_file_threshold) {
-		job->big = 1;
-		job->size = *size;
-		return 1;
-	}
-	return 0;
+	return job->mode != ARCHIVE_MODE_SYMLINK && type == GIT_OBJECT_BLOB &&
+	       *size > pf->opts->big_file_threshold;
+}
+
+/* `job` is left unread: the walk streams its `size` bytes. */
+static void set_big(struct job *job, size_t size)
+{
+	job->big = 1;
+	job->size = size;
 }
 
 /* Read `job`'s blob whole from `odb`, or keep the error for the walk. */
@@ -262,8 +265,10 @@ static void run_job(struct worker *wk, struct job *job)
 	size_t size;
 	int stopped;
 
-	if (read_job_header(pf, wk->odb, job, &size))
+	if (read_job_header(pf, wk->odb, job, &size)) {
+		set_big(job, size);
 		return;
+	}
 	pthread_mutex_lock(&pf->mutex);
 	stopped = reserve(pf, job, size) || pf->stop || job->dropped;
 	pthread_mutex_unlock(&pf->mutex);
@@ -484,7 +489,9 @@ static int walk_helps(struct prefetch *pf)
 	pthread_mutex_lock(&pf->mutex);
 	if (pf->todo != job)
 		return 1;
-	if (!big) {
+	if (big) {
+		set_big(job, size);
+	} else {
 		met_size(pf, size);
 		room = room_for(pf, job, size);
 		if (room == ROOM_WAIT)
