@@ -378,7 +378,6 @@ static int start_prefetch(struct walk *w)
 {
 	int threads = worker_count(w->opts->threads,
 				   w->opts->cpus_taken_by_filter);
-
 	size_t budget = w->opts->reading_bound ? WALK_PREFETCH_BUDGET_READING
 					       : WALK_PREFETCH_BUDGET;
 
@@ -695,18 +694,30 @@ static void deferred_free(struct entry_deferred *base)
 }
 
 /*
+ * Whether no conversion can change the content of the entry at w->rel,
+ * so that it may be handed on unread or streamed: 1, 0, or an error.
+ */
+static int content_unconverted(struct walk *w)
+{
+	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
+	int error;
+
+	if ((error = prepare_conversion(attrs, w, w->rel.ptr)) < 0)
+		return error;
+	return convert_is_identity(w->conv, attrs);
+}
+
+/*
  * Hand blob `oid` of `size` bytes on unread (see walk_options.defer_above)
  * when no conversion can change it.  Returns 1 if it did, 0 if the blob
  * is to be read, or the error converting it would give.
  */
 static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 {
-	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	struct deferred_blob *d;
 	int identity;
 
-	if ((identity = prepare_conversion(attrs, w, w->rel.ptr)) < 0 ||
-	    (identity = convert_is_identity(w->conv, attrs)) <= 0)
+	if ((identity = content_unconverted(w)) <= 0)
 		return identity;
 	d = ga_xcalloc(1, sizeof(*d));
 	d->base.load = deferred_load;
@@ -727,11 +738,9 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 static int stream_unconverted(struct walk *w, const git_oid *oid,
 			      size_t size)
 {
-	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	int identity;
 
-	if ((identity = prepare_conversion(attrs, w, w->rel.ptr)) < 0 ||
-	    (identity = convert_is_identity(w->conv, attrs)) <= 0)
+	if ((identity = content_unconverted(w)) <= 0)
 		return identity;
 	/* Damage seen at once is told by the whole read that follows. */
 	if (open_stream(w, oid, size) < 0) {
