@@ -57,7 +57,7 @@ ALL_LIBS = $(DEPS_LIBS) $(LIBS)
 BUILD ?=
 O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
 
-SRCS := $(sort $(wildcard src/*.c))
+SRCS := $(sort $(wildcard src/*.c src/*/*.c))
 OBJS := $(addprefix $(O),$(SRCS:.c=.o))
 # Only the executable links these (see src/no-tls.c).
 EXE_SRCS := src/main.c src/no-tls.c
@@ -96,7 +96,7 @@ $(O)libgarchive.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h src/*/*.h) Makefile
 	$(if $(O),@mkdir -p $(@D))
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -173,7 +173,7 @@ bench-scaling: garchive
 	bench/scaling
 
 clean-objs:
-	rm -f $(O)src/*.o $(O)libgarchive.a $(O)garchive $(UNIT_TESTS)
+	rm -f $(O)src/*.o $(O)src/*/*.o $(O)libgarchive.a $(O)garchive $(UNIT_TESTS)
 
 clean: clean-objs
 	rm -rf build t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/work \
