@@ -225,7 +225,7 @@ FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out $(EXE_SRCS),$(SRCS)))
 
-$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h) Makefile
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h src/*/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
