@@ -1030,6 +1030,17 @@ static int report_failure(int code, const char *usage)
 	return status;
 }
 
+/* The arguments of a command chosen by name, owned as cli's are. */
+static void copy_args(struct cli_global *g, int argc, char **argv)
+{
+	int i;
+
+	g->argc = argc;
+	g->argv = ga_xcalloc((size_t)argc + 1, sizeof(*g->argv));
+	for (i = 0; i < argc; i++)
+		g->argv[i] = ga_xstrdup(argv[i]);
+}
+
 /*
  * Started as git-upload-archive, the server command.  Its writer may
  * carry that name too (when /proc/self/exe is missing): it is told
@@ -1068,8 +1079,7 @@ int main(int argc, char **argv)
 	if (invoked_as_upload_archive(argc, argv)) {
 		/* Installed as git-upload-archive, e.g. for ssh servers. */
 		r.global.command = CLI_UPLOAD_ARCHIVE;
-		r.global.argc = argc;
-		r.global.argv = argv;
+		copy_args(&r.global, argc, argv);
 		error = 0;
 	} else {
 		error = cli_parse_global(&r.global, argc, argv);
