@@ -846,8 +846,7 @@ static int git_connect(struct transport *t, const struct transport_options *o,
 
 /* ---- remote helpers ---- */
 
-/* One line from the helper, read a byte at a time: no read-ahead. */
-static int helper_line(struct ga_buf *line, int fd)
+int transport_read_line(struct ga_buf *line, int fd)
 {
 	ga_buf_setlen(line, 0);
 	for (;;) {
@@ -908,7 +907,7 @@ static int helper_servpath(struct transport *t,
 	ga_buf_release(&cmd);
 	if (error < 0)
 		return error;
-	if (helper_line(line, t->in) < 0)
+	if (transport_read_line(line, t->in) < 0)
 		return GA_ESILENT;
 	if (!strcmp(line->ptr, "ok")) {
 		r = 0;
@@ -1049,7 +1048,7 @@ static int connect_helper(struct transport *t,
 	for (;;) {
 		const char *cap;
 
-		if (helper_line(&line, t->in) < 0) {
+		if (transport_read_line(&line, t->in) < 0) {
 			/* git exits 128 without a word of its own. */
 			error = GA_ESILENT;
 			goto done;
@@ -1095,7 +1094,7 @@ static int connect_helper(struct transport *t,
 	}
 	if ((error = helper_send(t, line.ptr)) < 0)
 		goto done;
-	if (helper_line(&line, t->in) < 0) {
+	if (transport_read_line(&line, t->in) < 0) {
 		error = GA_ESILENT;
 		goto done;
 	}

@@ -82,4 +82,11 @@ int transport_disconnect(struct transport *t, int err_fd);
  */
 void transport_release(struct transport *t);
 
+/*
+ * One line of the remote-helper protocol from `fd`, without its "\n",
+ * read a byte at a time so that nothing after it is consumed.  Returns
+ * 0, or -1 at the end of input before any byte.
+ */
+int transport_read_line(struct ga_buf *line, int fd);
+
 #endif

@@ -10,14 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A copy of `url` without its "user:password@", and the two parts. */
-static char *split_userinfo(const char *url, char **user, char **pass)
+char *credential_split_url(const char *url, char **user, char **pass)
 {
 	const char *host = strstr(url, "://");
 	const char *end, *at, *colon;
-	char *out;
 
-	*user = *pass = NULL;
+	if (user)
+		*user = NULL;
+	if (pass)
+		*pass = NULL;
 	if (!host)
 		return ga_xstrdup(url);
 	host += 3;
@@ -26,17 +27,17 @@ static char *split_userinfo(const char *url, char **user, char **pass)
 	if (!at)
 		return ga_xstrdup(url);
 	colon = memchr(host, ':', (size_t)(at - host));
-	*user = ga_xstrndup(host, (size_t)((colon ? colon : at) - host));
-	if (colon)
+	if (user)
+		*user = ga_xstrndup(host, (size_t)((colon ? colon : at) - host));
+	if (pass && colon)
 		*pass = ga_xstrndup(colon + 1, (size_t)(at - colon - 1));
-	out = ga_xstrfmt("%.*s%s", (int)(host - url), url, at + 1);
-	return out;
+	return ga_xstrfmt("%.*s%s", (int)(host - url), url, at + 1);
 }
 
 void credential_from_url(struct credential *c, const char *url)
 {
 	char *user, *pass;
-	char *bare = split_userinfo(url, &user, &pass);
+	char *bare = credential_split_url(url, &user, &pass);
 
 	credential_release(c);
 	c->username = user;

@@ -18,6 +18,13 @@ struct credential {
 #define CREDENTIAL_INIT { NULL, NULL, NULL, 0 }
 
 /*
+ * A copy of `url` without its "user[:password]@" (what git's messages
+ * show), and the user name and password in *user and *pass when they
+ * are not NULL (NULL when absent).  The caller frees all three.
+ */
+char *credential_split_url(const char *url, char **user, char **pass);
+
+/*
  * Start from `url`: its user name and password, if it has them, are
  * taken out of the URL that the credential layer is told.
  */

@@ -41,17 +41,7 @@ struct slot_result {
 
 char *http_anonymize_url(const char *url)
 {
-	const char *host = strstr(url, "://");
-	const char *end, *at;
-
-	if (!host)
-		return ga_xstrdup(url);
-	host += 3;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	if (!at)
-		return ga_xstrdup(url);
-	return ga_xstrfmt("%.*s%s", (int)(host - url), url, at + 1);
+	return credential_split_url(url, NULL, NULL);
 }
 
 /* The proxy types git's set_curl_proxy_type() knows. */

@@ -31,6 +31,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "pktline.h"
+#include "transport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,24 +84,6 @@ static int say(const char *text)
 	if (error == -1)
 		return ga_error_errno(errno, "write error");
 	return error;
-}
-
-/* One command line from the client; -1 at the end of input. */
-static int read_command(struct ga_buf *line)
-{
-	ga_buf_setlen(line, 0);
-	for (;;) {
-		char c;
-		ssize_t n = read(0, &c, 1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return line->len ? 0 : -1;
-		if (c == '\n')
-			return 0;
-		ga_buf_putc(line, c);
-	}
 }
 
 /*
@@ -334,7 +317,7 @@ static int serve(struct helper *h)
 	int error = 0;
 
 	for (;;) {
-		if (read_command(&line) < 0) {
+		if (transport_read_line(&line, 0) < 0) {
 			error = 1;
 			break;
 		}
