@@ -21,6 +21,10 @@
         an upload-archive answer (after its headers): check
         "ACK", a flush, side-band packets and a final flush; band 1 to
         stdout, band 2 to stderr
+    lib-http.py tls-forward CERT KEY PORT TARGET_PORT
+        serve TLS on PORT of 127.0.0.1 with CERT and KEY and pass each
+        connection's bytes on to TARGET_PORT (an https front for the
+        web server); runs until killed
     lib-http.py same-request EXPECT ACTUAL NAME
         do the requests kept in two directories agree (method, path,
         query, the headers git's protocol depends on, the body once
@@ -29,9 +33,12 @@
 import gzip
 import http.client
 import os
+import select
 import socket
+import ssl
 import subprocess
 import sys
+import threading
 import time
 
 # What a request is compared by; User-Agent and Accept-Encoding depend
@@ -243,6 +250,44 @@ def same_request(expect, actual, name):
     return 0 if ok else 1
 
 
+def pipe_both(a, b):
+    """Copy bytes both ways until either side closes."""
+    try:
+        while True:
+            ready, _, _ = select.select([a, b], [], [], 30)
+            if not ready:
+                return
+            for s in ready:
+                data = s.recv(65536)
+                if not data:
+                    return
+                (b if s is a else a).sendall(data)
+    except OSError:
+        return
+    finally:
+        a.close()
+        b.close()
+
+
+def tls_forward(cert, key, port, target):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", int(port)))
+    srv.listen(16)
+    while True:
+        conn, _ = srv.accept()
+        try:
+            tls = ctx.wrap_socket(conn, server_side=True)
+        except (OSError, ssl.SSLError):
+            conn.close()
+            continue
+        back = socket.create_connection(("127.0.0.1", int(target)))
+        threading.Thread(target=pipe_both, args=(tls, back),
+                         daemon=True).start()
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "free-port":
@@ -257,6 +302,8 @@ def main(argv):
         return send(argv[2], argv[3], argv[4], argv[5])
     if cmd == "demux":
         return demux(argv[2])
+    if cmd == "tls-forward":
+        return tls_forward(argv[2], argv[3], argv[4], argv[5])
     if cmd == "same-request":
         return same_request(argv[2], argv[3], argv[4])
     sys.stderr.write("lib-http.py: unknown command %s\n" % cmd)

@@ -17,8 +17,9 @@
 #   /git/      the git-http-backend of $NEW_GIT, when set
 #   /redir/    a 301 redirect to /ga/
 #   /static/   the files under $HTTPD_ROOT, as a dumb server
-# plus the lines of $HTTPD_EXTRA_CONF.  stop_httpd stops it (and so does
-# the end of the script).
+# plus the lines of $HTTPD_EXTRA_CONF.  stop_httpd stops it, and the
+# processes listed in $HTTPD_EXTRA_PIDS (and so does the end of the
+# script).
 
 LIB_HTTP_PY="$TEST_DIRECTORY/lib-http.py"
 # The interpreter itself: a wrapper such as pyenv's may not work in the
@@ -159,7 +160,15 @@ start_httpd () {
 	return 1
 }
 
+# Other servers a test starts (their pids in HTTPD_EXTRA_PIDS) stop with
+# the web server.
 stop_httpd () {
+	for pid in $HTTPD_EXTRA_PIDS
+	do
+		kill $pid 2>/dev/null
+		wait $pid 2>/dev/null
+	done
+	HTTPD_EXTRA_PIDS=
 	if test -n "$HTTPD_PID"
 	then
 		kill $HTTPD_PID 2>/dev/null

@@ -221,6 +221,43 @@ test_expect_success '--exec, a closed port' '
 	EOF
 '
 
+test_lazy_prereq OPENSSL 'openssl version'
+
+test_expect_success OPENSSL 'https: sslVerify, sslCAInfo, GIT_SSL_NO_VERIFY' '
+	cd client &&
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$HTTPD_DIR/key.pem" \
+		-out "$HTTPD_DIR/cert.pem" 2>/dev/null &&
+	tport=$(python3 "$LIB_HTTP_PY" free-port) &&
+	{
+		python3 "$LIB_HTTP_PY" tls-forward "$HTTPD_DIR/cert.pem" \
+			"$HTTPD_DIR/key.pem" $tport $HTTPD_PORT &
+		HTTPD_EXTRA_PIDS="$HTTPD_EXTRA_PIDS $!"
+	} &&
+	python3 "$LIB_HTTP_PY" wait-port $tport &&
+	url=https://127.0.0.1:$tport/ga/repo.git &&
+	test_http_fails 128 $url HEAD <<-EOF &&
+	fatal: unable to access ${SQ}$url/${SQ}: SSL certificate problem: self-signed certificate
+	EOF
+	git config --global http.sslCAInfo "$HTTPD_DIR/cert.pem" &&
+	test_http_archive $url HEAD &&
+	git config --global --unset http.sslCAInfo &&
+	git config --global "http.https://127.0.0.1:$tport/.sslVerify" false &&
+	test_http_archive $url HEAD &&
+	git config --global --remove-section "http.https://127.0.0.1:$tport/" &&
+	(
+		GIT_SSL_NO_VERIFY=1 &&
+		export GIT_SSL_NO_VERIFY &&
+		test_http_archive $url --format=zip HEAD
+	) &&
+	if test_have_prereq NEW_GIT
+	then
+		test_expect_code 128 "$NEW_GIT" archive --remote=$url HEAD \
+			2>git.err &&
+		test_cmp expect.err git.err
+	fi
+'
+
 # The replayed cases: the arguments t/t9400/record gave git.
 case_args () {
 	case $1 in
@@ -342,8 +379,11 @@ test_expect_success NEW_GIT 'the garchive client fails as git'"'"'s does' '
 	same_as_new_git --remote="$HTTPD_URL/static/repo.git" HEAD &&
 	same_as_new_git --remote="http://127.0.0.1:$port/x.git" HEAD &&
 	same_as_new_git --remote="$HTTPD_URL/redir/repo.git" HEAD &&
-	GIT_TERMINAL_PROMPT=0 same_as_new_git \
-		--remote="$HTTPD_URL/auth-ga/closed.git" HEAD
+	(
+		GIT_TERMINAL_PROMPT=0 &&
+		export GIT_TERMINAL_PROMPT &&
+		same_as_new_git --remote="$HTTPD_URL/auth-ga/closed.git" HEAD
+	)
 '
 
 test_expect_success 'stop the web server' '

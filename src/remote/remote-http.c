@@ -288,6 +288,7 @@ static int stateless_connect(struct helper *h, const char *service)
 	if ((error = say("\n")) < 0)
 		return error;
 	buf = ga_xmalloc(PKT_MAX);
+	/* One POST per request, until the client has no more. */
 	for (;;) {
 		error = read_request(&req, buf);
 		if (error == PKT_EOF) {
@@ -298,9 +299,11 @@ static int stateless_connect(struct helper *h, const char *service)
 			break;
 		error = http_post_rpc(&h->conn, service, req.ptr, req.len, 1);
 		/* After a failed request git's helper stops, quietly. */
-		if (error == -1)
+		if (error == -1) {
 			error = 0;
-		if (error < 0 || !error)
+			break;
+		}
+		if (error < 0)
 			break;
 	}
 	free(buf);
