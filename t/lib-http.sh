@@ -15,6 +15,7 @@
 #              $HTTPD_FIXTURES/<case>/ holds, and keeps the request in
 #              $HTTPD_LOG/<case>/
 #   /git/      the git-http-backend of $NEW_GIT, when set
+#   /oldgit/   the git-http-backend of the git on PATH
 #   /redir/    a 301 redirect to /ga/
 #   /static/   the files under $HTTPD_ROOT, as a dumb server
 # plus the lines of $HTTPD_EXTRA_CONF.  stop_httpd stops it, and the
@@ -93,6 +94,7 @@ httpd_conf () {
 		"/log/" => "$HTTPD_BIN/log/",
 		"/replay/" => "$HTTPD_BIN/replay/",
 		"/git/" => "$HTTPD_BIN/git-http-backend/",
+		"/oldgit/" => "$HTTPD_BIN/old-git-http-backend/",
 		"/rec/" => "$HTTPD_BIN/rec/",
 		"/static/" => "$HTTPD_ROOT/"
 	)
@@ -129,6 +131,8 @@ start_httpd () {
 		"$HTTPD_BIN/garchive-http-backend" &&
 	write_cgi log "$HTTP_PYTHON" "$LIB_HTTP_PY" record "$HTTPD_LOG" \
 		"$HTTPD_BIN/garchive-http-backend" &&
+	ln -sf "$(git --exec-path)/git-http-backend" \
+		"$HTTPD_BIN/old-git-http-backend" &&
 	write_cgi replay "$HTTP_PYTHON" "$LIB_HTTP_PY" replay \
 		"${HTTPD_FIXTURES:-/nonexistent}" "$HTTPD_LOG" &&
 	if test -n "$NEW_GIT"

@@ -206,6 +206,16 @@ test_expect_success 'no protocol v2: a dumb server, protocol.version=1' '
 	test_cmp expect.err actual.err
 '
 
+test_lazy_prereq OLD_GIT_SERVER '! new_git_ok_ git'
+
+test_expect_success OLD_GIT_SERVER 'a git server before 2.44: 404 on the request' '
+	cd client &&
+	test_http_fails 128 "$HTTPD_URL/oldgit/repo.git" HEAD <<-\EOF
+	error: RPC failed; HTTP 404 curl 22 The requested URL returned error: 404
+	fatal: git archive: expected ACK/NAK, got a flush packet
+	EOF
+'
+
 test_expect_success '--exec, a closed port' '
 	cd client &&
 	local_archive HEAD >expect.out &&
