@@ -2,7 +2,8 @@
 #
 #   make deps       install what building and `make test` need (Debian)
 #   make deps-dev   also what check-asan, valgrind, fuzz and doc need
-#   make            build ./garchive
+#   make            build ./garchive and ./garchive-remote-http (the
+#                   http(s) transport of --remote, on libcurl)
 #   make test       build, then run the whole test suite under prove
 #   make check-asan the test suite under AddressSanitizer + UBSan, built
 #                   in build/asan (the normal build is left alone)
@@ -49,6 +50,18 @@ pkg_config_checked = $(if $(filter pkg-config-failed,$(1)),$(error \
 	first (Debian), or install pkg-config and the development files \
 	of libgit2, zlib and OpenSSL's libcrypto),$(1))
 
+# libcurl is asked for apart: only garchive-remote-http links it, so
+# that garchive itself does not map libcurl and its TLS libraries at
+# every start (see src/remote/remote-http.c).
+CURL_CFLAGS = $(eval CURL_CFLAGS := $$(call curl_config,--cflags))$(CURL_CFLAGS)
+CURL_LIBS = $(eval CURL_LIBS := $$(call curl_config,--libs))$(CURL_LIBS)
+curl_config = $(call curl_config_checked,$(shell $(PKG_CONFIG) $(1) libcurl \
+	2>/dev/null || echo pkg-config-failed))
+curl_config_checked = $(if $(filter pkg-config-failed,$(1)),$(error \
+	$(PKG_CONFIG) does not find libcurl: run `make deps` first (Debian), \
+	or install the development files of libcurl, e.g. \
+	libcurl4-openssl-dev),$(1))
+
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	     -pthread $(WARNINGS) $(CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS)
@@ -62,7 +75,11 @@ OBJS := $(addprefix $(O),$(SRCS:.c=.o))
 # Only the executable links these (see src/no-tls.c).
 EXE_SRCS := src/main.c src/no-tls.c
 EXE_OBJS := $(addprefix $(O),$(EXE_SRCS:.c=.o))
-LIB_OBJS := $(filter-out $(EXE_OBJS),$(OBJS))
+# garchive-remote-http: its own main and the libcurl code (plus
+# no-tls.c, for the libgit2 it reads the configuration with).
+HELPER_SRCS := src/remote/remote-http.c src/remote/curl.c
+HELPER_OBJS := $(addprefix $(O),$(HELPER_SRCS:.c=.o))
+LIB_OBJS := $(filter-out $(EXE_OBJS) $(HELPER_OBJS),$(OBJS))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 UNIT_TESTS := $(addprefix $(O),$(UNIT_SRCS:.c=.t))
 SHELL_TESTS := $(sort $(wildcard t/t[0-9]*.sh))
@@ -72,7 +89,9 @@ PROVE_FLAGS ?= -j2
 
 # Debian packages, by names that every release since 12 (bookworm) has.
 # DEB_PACKAGES build garchive and run every script of `make test`: the
-# tests compare with git, read zip and xz archives back (unzip, xz-utils),
+# http(s) transport links libcurl (libcurl4-openssl-dev), t9400 serves
+# archives over HTTP with lighttpd; the tests compare with git, read zip
+# and xz archives back (unzip, xz-utils),
 # build raw objects (python3), archive LFS pointers (git-lfs), install and
 # read the manual and completion (man-db, groff-base, bash-completion) and
 # watch system calls (strace); garchive verify decompresses with bzip2
@@ -80,17 +99,24 @@ PROVE_FLAGS ?= -j2
 # DEB_DEV_PACKAGES are for the developer's targets and CI: check-asan and
 # fuzz (clang and its runtime), valgrind, doc (asciidoctor).
 DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
-	       git gzip xz-utils bzip2 zstd unzip python3 git-lfs man-db \
+	       libcurl4-openssl-dev lighttpd git gzip xz-utils bzip2 zstd unzip python3 git-lfs man-db \
 	       groff-base bash-completion strace
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 .PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
 	clean install uninstall doc bench bench-scaling
 
-all: $(O)garchive
+all: $(O)garchive $(O)garchive-remote-http
 
 $(O)garchive: $(EXE_OBJS) $(O)libgarchive.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(EXE_OBJS) $(O)libgarchive.a $(ALL_LIBS)
+
+$(O)garchive-remote-http: $(HELPER_OBJS) $(O)src/no-tls.o $(O)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(HELPER_OBJS) $(O)src/no-tls.o \
+		$(O)libgarchive.a $(CURL_LIBS) $(ALL_LIBS)
+
+$(HELPER_OBJS): ALL_CFLAGS += $(CURL_CFLAGS) \
+	-DGARCHIVE_VERSION='"$(GARCHIVE_VERSION)"'
 
 $(O)libgarchive.a: $(LIB_OBJS)
 	rm -f $@
@@ -114,7 +140,7 @@ $(TEST_CLOCK): t/clock.c
 	cc -shared -fPIC -O2 -o $@ t/clock.c -ldl
 
 # prove -e '' runs the unit test binaries and the shell scripts directly.
-test: garchive unit $(TEST_CLOCK)
+test: all unit $(TEST_CLOCK)
 	@echo "== make test: $(words $(UNIT_TESTS)) unit tests and \
 	$(words $(SHELL_TESTS)) scripts under prove $(PROVE_FLAGS), about 10 \
 	minutes on 2 idle cores (each script reports when it ends)."
@@ -173,7 +199,8 @@ bench-scaling: garchive
 	bench/scaling
 
 clean-objs:
-	rm -f $(O)src/*.o $(O)src/*/*.o $(O)libgarchive.a $(O)garchive $(UNIT_TESTS)
+	rm -f $(O)src/*.o $(O)src/*/*.o $(O)libgarchive.a $(O)garchive \
+		$(O)garchive-remote-http $(UNIT_TESTS)
 
 clean: clean-objs
 	rm -rf build t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/work \
@@ -198,7 +225,7 @@ VALGRIND_OPTS = --error-exitcode=99 --leak-check=full \
 VALGRIND_UNITS = $(filter-out t/unit/filter.t,$(UNIT_TESTS))
 VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/logs/unit.%p
 
-valgrind: garchive unit $(TEST_CLOCK)
+valgrind: all unit $(TEST_CLOCK)
 	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
 	GARCHIVE_VALGRIND=1 \
 		$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
@@ -223,7 +250,8 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 FUZZ_DIR = build/fuzz
 FUZZ_SRCS := $(sort $(wildcard t/fuzz/*.c))
 FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
-FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out $(EXE_SRCS),$(SRCS)))
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out \
+	     $(EXE_SRCS) $(HELPER_SRCS),$(SRCS)))
 
 $(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h src/*/*.h) Makefile
 	@mkdir -p $(@D)
@@ -259,15 +287,21 @@ doc:
 # git runs `git-garchive` from PATH for `git garchive` and shows
 # `man git-garchive` for `git garchive --help`; its bash completion loads
 # completions/git-garchive on demand and calls _git_garchive from it.
+# garchive runs garchive-remote-http from its own directory; a web
+# server runs garchive-http-backend, a CGI program, without arguments.
 INSTALLED = $(BINDIR)/garchive $(BINDIR)/git-garchive \
+	    $(BINDIR)/garchive-remote-http $(BINDIR)/garchive-http-backend \
 	    $(BINDIR)/garchive-release \
 	    $(MANDIR)/man1/garchive.1 $(MANDIR)/man1/git-garchive.1 \
 	    $(COMPLETIONDIR)/garchive $(COMPLETIONDIR)/git-garchive
 
-install: $(O)garchive
+install: $(O)garchive $(O)garchive-remote-http
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(O)garchive $(DESTDIR)$(BINDIR)/garchive
+	install -m 755 $(O)garchive-remote-http \
+		$(DESTDIR)$(BINDIR)/garchive-remote-http
+	ln -sf garchive $(DESTDIR)$(BINDIR)/garchive-http-backend
 	ln -sf garchive $(DESTDIR)$(BINDIR)/git-garchive
 	install -m 755 contrib/release/garchive-release \
 		$(DESTDIR)$(BINDIR)/garchive-release

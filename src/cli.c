@@ -80,6 +80,8 @@ static const char usage_text[] =
 	"   or: garchive get-tar-commit-id <archive.tar\n"
 	"   or: garchive verify [<options>] <file> [<tree-ish> [<path>...]]\n"
 	"   or: garchive gzip [<options>] [<file>...]\n"
+	"   or: garchive http-backend   (a CGI program, see REMOTE in the "
+	"manual)\n"
 	"\n";
 
 /*
@@ -185,6 +187,7 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 		{ "get-tar-commit-id", CLI_GET_TAR_COMMIT_ID },
 		{ "verify", CLI_VERIFY },
 		{ "gzip", CLI_GZIP },
+		{ "http-backend", CLI_HTTP_BACKEND },
 	};
 	const char *argv0 = argc > 0 ? argv[0] : "garchive";
 	size_t j;

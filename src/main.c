@@ -30,6 +30,7 @@
 #include "garchive/walk.h"
 #include "run-command.h"
 #include "progress.h"
+#include "remote/http-backend.h"
 #include "rawtree.h"
 #include "help.h"
 #include "output.h"
@@ -564,6 +565,8 @@ static int run_remote_client(struct run *r)
 	o.nr_args = r->opts.nr_pass1_args;
 	o.config = r->config;
 	o.git_dir = r->repo ? git_repository_path(r->repo) : NULL;
+	o.config_overrides = (const char *const *)r->global.config;
+	o.nr_config_overrides = r->global.nr_config;
 	/* git runs its transports from the top of the work tree. */
 	if (r->repo && *r->cwd_prefix)
 		o.dir = git_repository_workdir(r->repo);
@@ -889,6 +892,24 @@ done:
 	return error;
 }
 
+/*
+ * http-backend: one CGI request of git's smart HTTP protocol, the
+ * upload-archive service ours, everything else git's (see
+ * remote/http-backend.h).
+ */
+static int run_http_backend(struct run *r)
+{
+	struct http_backend_options o;
+
+	if (r->global.argc != 1)
+		return subcommand_usage(r, "usage: garchive http-backend\n");
+	memset(&o, 0, sizeof(o));
+	o.argv0 = r->self;
+	o.config_overrides = (const char *const *)r->global.config;
+	o.nr_config_overrides = r->global.nr_config;
+	return http_backend_serve(&o, &r->exit_status);
+}
+
 static void run_release(struct run *r)
 {
 	if (r->writer)
@@ -1030,6 +1051,26 @@ static int report_failure(int code, const char *usage)
 	return status;
 }
 
+/* The arguments of a command chosen by name, owned as cli's are. */
+static void copy_args(struct cli_global *g, int argc, char **argv)
+{
+	int i;
+
+	g->argc = argc;
+	g->argv = ga_xcalloc((size_t)argc + 1, sizeof(*g->argv));
+	for (i = 0; i < argc; i++)
+		g->argv[i] = ga_xstrdup(argv[i]);
+}
+
+/* Started as garchive-http-backend, the CGI program (a link to us). */
+static int invoked_as_http_backend(const char *argv0)
+{
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+
+	base = base ? base + 1 : argv0;
+	return base && !strcmp(base, "garchive-http-backend");
+}
+
 /*
  * Started as git-upload-archive, the server command.  Its writer may
  * carry that name too (when /proc/self/exe is missing): it is told
@@ -1068,8 +1109,12 @@ int main(int argc, char **argv)
 	if (invoked_as_upload_archive(argc, argv)) {
 		/* Installed as git-upload-archive, e.g. for ssh servers. */
 		r.global.command = CLI_UPLOAD_ARCHIVE;
-		r.global.argc = argc;
-		r.global.argv = argv;
+		copy_args(&r.global, argc, argv);
+		error = 0;
+	} else if (invoked_as_http_backend(argv[0])) {
+		/* A web server runs CGI programs without arguments. */
+		r.global.command = CLI_HTTP_BACKEND;
+		copy_args(&r.global, 1, argv);
 		error = 0;
 	} else {
 		error = cli_parse_global(&r.global, argc, argv);
@@ -1099,6 +1144,9 @@ int main(int argc, char **argv)
 			break;
 		case CLI_GZIP:
 			error = run_gzip(&r);
+			break;
+		case CLI_HTTP_BACKEND:
+			error = run_http_backend(&r);
 			break;
 		}
 	}

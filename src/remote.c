@@ -163,6 +163,8 @@ int remote_archive(const struct remote_client_options *o, int out_fd,
 	to.git_dir = o->git_dir;
 	to.dir = o->dir;
 	to.err_fd = err_fd;
+	to.config_overrides = o->config_overrides;
+	to.nr_config_overrides = o->nr_config_overrides;
 
 	memset(&style, 0, sizeof(style));
 	style.me = "archive";

@@ -846,8 +846,7 @@ static int git_connect(struct transport *t, const struct transport_options *o,
 
 /* ---- remote helpers ---- */
 
-/* One line from the helper, read a byte at a time: no read-ahead. */
-static int helper_line(struct ga_buf *line, int fd)
+int transport_read_line(struct ga_buf *line, int fd)
 {
 	ga_buf_setlen(line, 0);
 	for (;;) {
@@ -908,7 +907,7 @@ static int helper_servpath(struct transport *t,
 	ga_buf_release(&cmd);
 	if (error < 0)
 		return error;
-	if (helper_line(line, t->in) < 0)
+	if (transport_read_line(line, t->in) < 0)
 		return GA_ESILENT;
 	if (!strcmp(line->ptr, "ok")) {
 		r = 0;
@@ -932,28 +931,82 @@ static int helper_servpath(struct transport *t,
 	return 0;
 }
 
-static int connect_helper(struct transport *t,
-			  const struct transport_options *o,
-			  const char *name, const char *url)
+/*
+ * git's curl-based helpers (git-remote-http and its links) are
+ * garchive-remote-http here, from garchive's own directory: it speaks
+ * protocol v2 for archives with any git installed, or none.
+ */
+static int is_curl_helper(const char *name)
 {
-	struct ga_buf line = GA_BUF_INIT;
-	struct ga_strvec args = GA_STRVEC_INIT, env = GA_STRVEC_INIT;
-	const char *colon = strchr(url, ':');
-	int error, has_connect = 0, has_option = 0;
+	return !strcmp(name, "http") || !strcmp(name, "https") ||
+	       !strcmp(name, "ftp") || !strcmp(name, "ftps");
+}
 
-	if ((error = check_allowed(o->config, name)) < 0)
-		return error;
-	/* The helper gets the address without its "<helper>::". */
-	if (colon && colon[1] == ':')
-		url = colon + 2;
-	ga_strvec_push(&args, ga_xstrdup("git"));
-	ga_strvec_push(&args, ga_xstrfmt("remote-%s", name));
+static char *curl_helper_path(void)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return ga_xstrdup("garchive-remote-http");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	return ga_xstrfmt("%.*s/garchive-remote-http",
+			  (int)(slash ? slash - self : 0), self);
+}
+
+/*
+ * The client's -c options reach a helper in GIT_CONFIG_PARAMETERS,
+ * after those it got itself, as git passes its own.
+ */
+static char *config_parameters(const struct transport_options *o)
+{
+	struct ga_buf b = GA_BUF_INIT;
+	const char *old = getenv("GIT_CONFIG_PARAMETERS");
+	size_t i;
+
+	ga_buf_puts(&b, "GIT_CONFIG_PARAMETERS=");
+	if (old)
+		ga_buf_puts(&b, old);
+	for (i = 0; i < o->nr_config_overrides; i++) {
+		const char *kv = o->config_overrides[i];
+		const char *eq = strchr(kv, '=');
+		char *key = ga_xstrndup(kv, eq ? (size_t)(eq - kv)
+					       : strlen(kv));
+
+		if (b.len > 22)
+			ga_buf_putc(&b, ' ');
+		ga_sq_quote(&b, key);
+		if (eq) {
+			ga_buf_putc(&b, '=');
+			ga_sq_quote(&b, eq + 1);
+		}
+		free(key);
+	}
+	return ga_buf_detach(&b, NULL);
+}
+
+static int start_helper(struct transport *t, const struct transport_options *o,
+			const char *name, const char *url)
+{
+	struct ga_strvec args = GA_STRVEC_INIT, env = GA_STRVEC_INIT;
+
+	if (is_curl_helper(name)) {
+		ga_strvec_push(&args, curl_helper_path());
+	} else {
+		ga_strvec_push(&args, ga_xstrdup("git"));
+		ga_strvec_push(&args, ga_xstrfmt("remote-%s", name));
+	}
 	ga_strvec_push(&args, ga_xstrdup(o->remote));
 	ga_strvec_push(&args, ga_xstrdup(url));
 	if (o->git_dir)
 		ga_strvec_push(&env, ga_xstrfmt("GIT_DIR=%s", o->git_dir));
+	if (o->nr_config_overrides)
+		ga_strvec_push(&env, config_parameters(o));
 	t->argv = args.v;
 	t->env = env.v;
+	t->name = ga_xstrfmt("remote-%s", name);
 	t->child.argv = (const char *const *)t->argv;
 	t->child.env = (const char *const *)t->env;
 	t->child.dir = o->dir;
@@ -961,22 +1014,41 @@ static int connect_helper(struct transport *t,
 	t->helper = 1;
 	if (child_start(&t->child) < 0) {
 		if (errno == ENOENT)
-			error = ga_error_set("unable to find remote helper "
-					     "for '%s'", name);
-		else
-			error = GA_ESILENT;
-		goto done;
+			return ga_error_set("unable to find remote helper "
+					    "for '%s'", name);
+		return GA_ESILENT;
 	}
 	t->in = t->child.out;
 	t->out = t->child.in;
 	t->child.out = t->child.in = -1;
+	return 0;
+}
+
+static int connect_helper(struct transport *t,
+			  const struct transport_options *o,
+			  const char *name, const char *url)
+{
+	struct ga_buf line = GA_BUF_INIT;
+	const char *colon = strchr(url, ':');
+	int error, has_connect = 0, has_stateless = 0, has_option = 0;
+	int version;
+
+	if ((error = check_allowed(o->config, name)) < 0)
+		return error;
+	if ((error = protocol_version(&version, o->config)) < 0)
+		return error;
+	/* The helper gets the address without its "<helper>::". */
+	if (colon && colon[1] == ':')
+		url = colon + 2;
+	if ((error = start_helper(t, o, name, url)) < 0)
+		goto done;
 
 	if ((error = helper_send(t, "capabilities\n")) < 0)
 		goto done;
 	for (;;) {
 		const char *cap;
 
-		if (helper_line(&line, t->in) < 0) {
+		if (transport_read_line(&line, t->in) < 0) {
 			/* git exits 128 without a word of its own. */
 			error = GA_ESILENT;
 			goto done;
@@ -986,6 +1058,8 @@ static int connect_helper(struct transport *t,
 		cap = line.ptr[0] == '*' ? line.ptr + 1 : line.ptr;
 		if (!strcmp(cap, "connect"))
 			has_connect = 1;
+		else if (!strcmp(cap, "stateless-connect"))
+			has_stateless = 1;
 		else if (!strcmp(cap, "option"))
 			has_option = 1;
 		else if (line.ptr[0] == '*' && !known_capability(cap)) {
@@ -996,10 +1070,6 @@ static int connect_helper(struct transport *t,
 			goto done;
 		}
 	}
-	if (!has_connect) {
-		error = ga_error_set("operation not supported by protocol");
-		goto done;
-	}
 	if (strcmp(o->service, o->exec)) {
 		if (!has_option)
 			say(o->err_fd, "warning: ", "setting remote service "
@@ -1007,11 +1077,24 @@ static int connect_helper(struct transport *t,
 		else if ((error = helper_servpath(t, o, name, &line)) < 0)
 			goto done;
 	}
+	/*
+	 * git 2.44 and later: a helper without "connect" may still serve
+	 * upload-archive statelessly, in protocol v2 (http and https).
+	 */
 	ga_buf_setlen(&line, 0);
-	ga_buf_printf(&line, "connect %s\n", o->service);
+	if (has_connect) {
+		ga_buf_printf(&line, "connect %s\n", o->service);
+	} else if (has_stateless && version == 2) {
+		ga_buf_printf(&line, "stateless-connect %s\n", o->service);
+		t->stateless = 1;
+	} else {
+		error = ga_error_set("can't connect to subservice %s",
+				     o->service);
+		goto done;
+	}
 	if ((error = helper_send(t, line.ptr)) < 0)
 		goto done;
-	if (helper_line(&line, t->in) < 0) {
+	if (transport_read_line(&line, t->in) < 0) {
 		error = GA_ESILENT;
 		goto done;
 	}
@@ -1137,13 +1220,17 @@ int transport_disconnect(struct transport *t, int err_fd)
 		 * git names the child by its first argument: the shell
 		 * command, ssh, or "remote-<helper>" (run as a git command).
 		 */
-		const char *argv0 = t->helper ? t->argv[1] : t->argv[0];
+		const char *argv0 = t->helper ? t->name : t->argv[0];
 
 		if ((error = child_finish(&t->child, &code, &signo)) < 0)
 			goto done;
 		report_signal(err_fd, argv0, signo);
-		/* Only a helper's status counts, as in git. */
-		if (t->helper && code)
+		/*
+		 * Only a helper's status counts, as in git; not after a
+		 * stateless connection, which git 2.44 and later hand
+		 * over to the transport that ignores it.
+		 */
+		if (t->helper && !t->stateless && code)
 			error = GA_EREMOTE;
 	}
 done:
@@ -1164,5 +1251,7 @@ void transport_release(struct transport *t)
 	ga_strv_free(t->argv);
 	ga_strv_free(t->env);
 	t->argv = t->env = NULL;
+	free(t->name);
+	t->name = NULL;
 	ga_buf_release(&t->pending);
 }

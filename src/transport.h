@@ -6,9 +6,11 @@
  * (first URL) or the value itself, rewritten by url.<base>.insteadOf.
  * Then, as in git:
  *   - "<helper>::<address>", remote.<name>.vcs, or a URL scheme that git
- *     does not speak itself (http, https, ftp...): `git remote-<helper>`
- *     and its "connect" capability ("operation not supported by
- *     protocol" without it, which is the case of http and https);
+ *     does not speak itself: `git remote-<helper>`, or for http, https,
+ *     ftp and ftps garchive's own garchive-remote-http (src/remote/),
+ *     and its "connect" capability, or as git 2.44 and later its
+ *     "stateless-connect" in protocol v2 ("can't connect to subservice
+ *     git-upload-archive" with neither);
  *   - a bundle file: "operation not supported by protocol";
  *   - git://host[:port]/path: TCP, then the request packet
  *     "<service> <path>\0host=<host>\0[\0version=N\0]";
@@ -35,6 +37,9 @@ struct transport_options {
 	const char *git_dir;	/* the caller's repository, or NULL */
 	const char *dir;	/* where commands run, NULL: the cwd */
 	int err_fd;		/* where git's non-fatal messages go */
+	/* The client's -c options, for a remote helper. */
+	const char *const *config_overrides;
+	size_t nr_config_overrides;
 };
 
 struct transport {
@@ -44,6 +49,8 @@ struct transport {
 	char **argv;		/* the child's argv (owned) */
 	char **env;		/* the child's environment edits (owned) */
 	int helper;		/* a remote helper: its exit status counts */
+	int stateless;		/* ...unless connected statelessly */
+	char *name;		/* "remote-<helper>", for messages (owned) */
 	/*
 	 * Bytes the caller must send before its own (the git:// request):
 	 * sent together, a server that hangs up at once is seen as an
@@ -52,7 +59,8 @@ struct transport {
 	struct ga_buf pending;
 };
 
-#define TRANSPORT_INIT { -1, -1, CHILD_INIT, NULL, NULL, 0, GA_BUF_INIT }
+#define TRANSPORT_INIT { -1, -1, CHILD_INIT, NULL, NULL, 0, 0, NULL, \
+			GA_BUF_INIT }
 
 /*
  * Connect.  Returns 0, or GA_ERROR (GA_ESILENT when a remote helper
@@ -73,5 +81,12 @@ int transport_disconnect(struct transport *t, int err_fd);
  * is not waited for (git dies without waiting either).
  */
 void transport_release(struct transport *t);
+
+/*
+ * One line of the remote-helper protocol from `fd`, without its "\n",
+ * read a byte at a time so that nothing after it is consumed.  Returns
+ * 0, or -1 at the end of input before any byte.
+ */
+int transport_read_line(struct ga_buf *line, int fd);
 
 #endif

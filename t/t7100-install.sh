@@ -46,7 +46,9 @@ test_expect_success 'make install lays out exactly the expected files' '
 	run_make install DESTDIR="$dest" PREFIX=/usr/local >out 2>err &&
 	cat >expect <<-\EOF &&
 	./usr/local/bin/garchive
+	./usr/local/bin/garchive-http-backend
 	./usr/local/bin/garchive-release
+	./usr/local/bin/garchive-remote-http
 	./usr/local/bin/git-garchive
 	./usr/local/share/bash-completion/completions/garchive
 	./usr/local/share/bash-completion/completions/git-garchive
@@ -61,6 +63,9 @@ test_expect_success 'the installed files are the built ones' '
 	test -x "$bindir/garchive" &&
 	cmp "$GARCHIVE_BUILD_DIR/garchive" "$bindir/garchive" &&
 	cmp "$GARCHIVE_BUILD_DIR/garchive" "$bindir/git-garchive" &&
+	cmp "$GARCHIVE_BUILD_DIR/garchive" "$bindir/garchive-http-backend" &&
+	cmp "$GARCHIVE_BUILD_DIR/garchive-remote-http" \
+		"$bindir/garchive-remote-http" &&
 	man1="$dest/usr/local/share/man/man1" &&
 	cmp "$GARCHIVE_SRC/Documentation/garchive.1" "$man1/garchive.1" &&
 	cmp "$GARCHIVE_SRC/Documentation/garchive.1" "$man1/git-garchive.1" &&
@@ -219,7 +224,9 @@ test_expect_success 'PREFIX and MANDIR are honoured' '
 		MANDIR=/opt/ga/man >out 2>err &&
 	cat >expect <<-\EOF &&
 	./opt/ga/bin/garchive
+	./opt/ga/bin/garchive-http-backend
 	./opt/ga/bin/garchive-release
+	./opt/ga/bin/garchive-remote-http
 	./opt/ga/bin/git-garchive
 	./opt/ga/man/man1/garchive.1
 	./opt/ga/man/man1/git-garchive.1

@@ -271,4 +271,15 @@ test_expect_success 'installed as git-upload-archive' '
 	grep "^fatal: sent error to the client" err
 '
 
+test_expect_success 'installed as git-upload-archive: git'"'"'s exit status' '
+	request nosuch >nosuch.req &&
+	test_expect_code 128 server-bin/git-upload-archive srv.git \
+		<nosuch.req >out 2>err &&
+	test_cmp - err <<-\EOF &&
+	fatal: sent error to the client: git upload-archive: archiver died with error
+	EOF
+	test_expect_code 0 server-bin/git-upload-archive srv.git \
+		<head.req >out
+'
+
 test_done

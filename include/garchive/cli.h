@@ -22,6 +22,7 @@ enum cli_command {
 	CLI_VERIFY,		/* garchive verify <file> [<tree-ish>...] */
 	CLI_UPLOAD_ARCHIVE_WRITER,	/* upload-archive--writer <dir> (hidden) */
 	CLI_GZIP,		/* garchive gzip [options] [<file>...] */
+	CLI_HTTP_BACKEND,	/* garchive http-backend (a CGI program) */
 	CLI_VERSION,		/* garchive --version */
 	CLI_HELP		/* garchive help / --help */
 };

@@ -35,6 +35,9 @@ struct remote_client_options {
 	const struct ga_config *config;	/* the client's configuration */
 	const char *git_dir;	/* the client's repository, or NULL */
 	const char *dir;	/* where local commands run, NULL: the cwd */
+	/* -c options, passed on to a remote helper as git passes them. */
+	const char *const *config_overrides;
+	size_t nr_config_overrides;
 };
 
 /*
