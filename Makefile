@@ -18,8 +18,10 @@
 #   make bench-scaling  how time and memory grow with the number of files
 #                   and the largest blob (bench/scaling)
 #
-# Sources are found by wildcard: a new src/*.c, t/unit/*.c or t/t*.sh
-# needs no change here.
+# Sources are found by wildcard: a new src/<folder>/*.c, t/unit/*.c or
+# t/t*.sh needs no change here.  Each folder of src/ is a subsystem
+# (Documentation/technical/architecture.md) and is on the include path,
+# so a source names a header by its bare name wherever it lives.
 #
 # BUILD=dir puts the objects, the library, garchive and the unit tests
 # under dir instead of in place (check-asan uses build/asan); the test
@@ -62,7 +64,10 @@ curl_config_checked = $(if $(filter pkg-config-failed,$(1)),$(error \
 	or install the development files of libcurl, e.g. \
 	libcurl4-openssl-dev),$(1))
 
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
+SRC_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard src/*/*.c src/*/*.h))))
+INCLUDES = -Iinclude -Isrc $(addprefix -I,$(SRC_DIRS))
+
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(INCLUDES) $(DEPS_CFLAGS) \
 	     -pthread $(WARNINGS) $(CFLAGS)
 ALL_LDFLAGS = -pthread $(LDFLAGS)
 ALL_LIBS = $(DEPS_LIBS) $(LIBS)
@@ -70,10 +75,10 @@ ALL_LIBS = $(DEPS_LIBS) $(LIBS)
 BUILD ?=
 O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
 
-SRCS := $(sort $(wildcard src/*.c src/*/*.c))
+SRCS := $(sort $(wildcard src/*/*.c))
 OBJS := $(addprefix $(O),$(SRCS:.c=.o))
-# Only the executable links these (see src/no-tls.c).
-EXE_SRCS := src/main.c src/no-tls.c
+# Only the executable links these (see src/cli/no-tls.c).
+EXE_SRCS := src/cli/main.c src/cli/no-tls.c
 EXE_OBJS := $(addprefix $(O),$(EXE_SRCS:.c=.o))
 # garchive-remote-http: its own main and the libcurl code (plus
 # no-tls.c, for the libgit2 it reads the configuration with).
@@ -111,8 +116,8 @@ all: $(O)garchive $(O)garchive-remote-http
 $(O)garchive: $(EXE_OBJS) $(O)libgarchive.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $(EXE_OBJS) $(O)libgarchive.a $(ALL_LIBS)
 
-$(O)garchive-remote-http: $(HELPER_OBJS) $(O)src/no-tls.o $(O)libgarchive.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(HELPER_OBJS) $(O)src/no-tls.o \
+$(O)garchive-remote-http: $(HELPER_OBJS) $(O)src/cli/no-tls.o $(O)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(HELPER_OBJS) $(O)src/cli/no-tls.o \
 		$(O)libgarchive.a $(CURL_LIBS) $(ALL_LIBS)
 
 $(HELPER_OBJS): ALL_CFLAGS += $(CURL_CFLAGS) \
@@ -122,8 +127,8 @@ $(O)libgarchive.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h src/*/*.h) Makefile
-	$(if $(O),@mkdir -p $(@D))
+$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*/*.h) Makefile
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h $(O)libgarchive.a
@@ -199,7 +204,7 @@ bench-scaling: garchive
 	bench/scaling
 
 clean-objs:
-	rm -f $(O)src/*.o $(O)src/*/*.o $(O)libgarchive.a $(O)garchive \
+	rm -f $(O)src/*/*.o $(O)libgarchive.a $(O)garchive \
 		$(O)garchive-remote-http $(UNIT_TESTS)
 
 clean: clean-objs
@@ -244,7 +249,7 @@ valgrind: all unit $(TEST_CLOCK)
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE $(INCLUDES) $(DEPS_CFLAGS) \
 	      -pthread $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
 	      $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link
 FUZZ_DIR = build/fuzz
@@ -253,7 +258,7 @@ FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out \
 	     $(EXE_SRCS) $(HELPER_SRCS),$(SRCS)))
 
-$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*.h src/*/*.h) Makefile
+$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*/*.h) Makefile
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 
@@ -278,7 +283,7 @@ ASCIIDOCTOR ?= asciidoctor
 MANPAGE = Documentation/garchive.1
 DOC_OUT ?= $(MANPAGE)
 GARCHIVE_VERSION := $(shell sed -n \
-	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/main.c)
+	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/cli/main.c)
 
 doc:
 	$(ASCIIDOCTOR) -b manpage -a mansource='garchive $(GARCHIVE_VERSION)' \
