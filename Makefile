@@ -23,9 +23,12 @@
 # (Documentation/technical/architecture.md) and is on the include path,
 # so a source names a header by its bare name wherever it lives.
 #
-# BUILD=dir puts the objects, the library, garchive and the unit tests
-# under dir instead of in place (check-asan uses build/asan); the test
-# scripts find that garchive through GARCHIVE_BUILD_DIR.
+# Objects and the library go under build/, garchive and the unit tests
+# in place.  BUILD=dir puts all of them under dir instead (check-asan
+# uses build/asan); the test scripts find that garchive through
+# GARCHIVE_BUILD_DIR.  Each object's header dependencies are written
+# beside it by the compiler (-MMD -MP), so editing a header rebuilds
+# exactly what includes it.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -73,17 +76,20 @@ ALL_LDFLAGS = -pthread $(LDFLAGS)
 ALL_LIBS = $(DEPS_LIBS) $(LIBS)
 
 BUILD ?=
+# O: where garchive and the unit tests go; B: where objects go.
 O := $(if $(BUILD),$(patsubst %/,%,$(BUILD))/)
+B := $(if $(O),$(O),build/)
+DEPFLAGS = -MMD -MP
 
 SRCS := $(sort $(wildcard src/*/*.c))
-OBJS := $(addprefix $(O),$(SRCS:.c=.o))
+OBJS := $(addprefix $(B),$(SRCS:.c=.o))
 # Only the executable links these (see src/cli/no-tls.c).
 EXE_SRCS := src/cli/main.c src/cli/no-tls.c
-EXE_OBJS := $(addprefix $(O),$(EXE_SRCS:.c=.o))
+EXE_OBJS := $(addprefix $(B),$(EXE_SRCS:.c=.o))
 # garchive-remote-http: its own main and the libcurl code (plus
 # no-tls.c, for the libgit2 it reads the configuration with).
 HELPER_SRCS := src/remote/remote-http.c src/remote/curl.c
-HELPER_OBJS := $(addprefix $(O),$(HELPER_SRCS:.c=.o))
+HELPER_OBJS := $(addprefix $(B),$(HELPER_SRCS:.c=.o))
 LIB_OBJS := $(filter-out $(EXE_OBJS) $(HELPER_OBJS),$(OBJS))
 UNIT_SRCS := $(sort $(wildcard t/unit/*.c))
 UNIT_TESTS := $(addprefix $(O),$(UNIT_SRCS:.c=.t))
@@ -113,27 +119,30 @@ DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 all: $(O)garchive $(O)garchive-remote-http
 
-$(O)garchive: $(EXE_OBJS) $(O)libgarchive.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(EXE_OBJS) $(O)libgarchive.a $(ALL_LIBS)
+$(O)garchive: $(EXE_OBJS) $(B)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(EXE_OBJS) $(B)libgarchive.a $(ALL_LIBS)
 
-$(O)garchive-remote-http: $(HELPER_OBJS) $(O)src/cli/no-tls.o $(O)libgarchive.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(HELPER_OBJS) $(O)src/cli/no-tls.o \
-		$(O)libgarchive.a $(CURL_LIBS) $(ALL_LIBS)
+$(O)garchive-remote-http: $(HELPER_OBJS) $(B)src/cli/no-tls.o $(B)libgarchive.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(HELPER_OBJS) $(B)src/cli/no-tls.o \
+		$(B)libgarchive.a $(CURL_LIBS) $(ALL_LIBS)
 
 $(HELPER_OBJS): ALL_CFLAGS += $(CURL_CFLAGS) \
 	-DGARCHIVE_VERSION='"$(GARCHIVE_VERSION)"'
 
-$(O)libgarchive.a: $(LIB_OBJS)
+$(B)libgarchive.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(LIB_OBJS)
 
-$(O)src/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*/*.h) Makefile
+$(B)src/%.o: src/%.c Makefile
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(O)t/unit/%.t: t/unit/%.c t/unit/tap.h t/unit/memsink.h $(O)libgarchive.a
-	$(if $(O),@mkdir -p $(@D))
-	$(CC) $(ALL_CFLAGS) -It/unit $(ALL_LDFLAGS) -o $@ $< $(O)libgarchive.a \
+# A unit test is compiled and linked in one step; its dependencies go
+# under $(B) with the objects'.
+$(O)t/unit/%.t: t/unit/%.c $(B)libgarchive.a Makefile
+	@mkdir -p $(@D) $(B)t/unit
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $(B)t/unit/$*.d -MT $@ -It/unit \
+		$(ALL_LDFLAGS) -o $@ $< $(B)libgarchive.a \
 		$(ALL_LIBS)
 
 unit: $(UNIT_TESTS)
@@ -142,7 +151,7 @@ unit: $(UNIT_TESTS)
 # a preloaded library, built without the sanitizer flags of check-asan.
 TEST_CLOCK = t/clock.so
 $(TEST_CLOCK): t/clock.c
-	cc -shared -fPIC -O2 -o $@ t/clock.c -ldl
+	$(CC) -shared -fPIC -O2 -o $@ t/clock.c -ldl
 
 # prove -e '' runs the unit test binaries and the shell scripts directly.
 test: all unit $(TEST_CLOCK)
@@ -204,8 +213,8 @@ bench-scaling: garchive
 	bench/scaling
 
 clean-objs:
-	rm -f $(O)src/*/*.o $(O)libgarchive.a $(O)garchive \
-		$(O)garchive-remote-http $(UNIT_TESTS)
+	rm -f $(B)src/*/*.o $(B)src/*/*.d $(B)t/unit/*.d $(B)libgarchive.a \
+		$(O)garchive $(O)garchive-remote-http $(UNIT_TESTS)
 
 clean: clean-objs
 	rm -rf build t/trash-* t/unit/*.dSYM $(TEST_CLOCK) t/fuzz/work \
@@ -258,16 +267,21 @@ FUZZ_TARGETS := $(patsubst t/fuzz/%.c,$(FUZZ_DIR)/%-fuzzer,$(FUZZ_SRCS))
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out \
 	     $(EXE_SRCS) $(HELPER_SRCS),$(SRCS)))
 
-$(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard include/garchive/*.h) $(wildcard src/*/*.h) Makefile
+$(FUZZ_DIR)/obj/%.o: src/%.c Makefile
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(FUZZ_DIR)/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -It/fuzz -fsanitize=fuzzer -o $@ $< \
+$(FUZZ_DIR)/%-fuzzer: t/fuzz/%.c $(FUZZ_OBJS) Makefile
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -It/fuzz \
+		-fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_OBJS) $(ALL_LIBS) -pthread
 
 # Keep the objects: they are intermediates of a pattern chain.
 .SECONDARY: $(FUZZ_OBJS)
+
+# The header dependencies the compiler wrote (none before the first build).
+-include $(OBJS:.o=.d) $(patsubst $(O)t/unit/%.t,$(B)t/unit/%.d,$(UNIT_TESTS)) \
+	 $(FUZZ_OBJS:.o=.d) $(FUZZ_TARGETS:=.d)
 
 fuzz-build: $(FUZZ_TARGETS)
 
