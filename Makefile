@@ -233,10 +233,10 @@ VALGRIND_OPTS = --error-exitcode=99 --leak-check=full \
 		--suppressions=$(CURDIR)/t/valgrind/libgit2.supp --num-callers=30 \
 		--child-silent-after-fork=yes
 
-# filter.t checks the errno of a failed execve(), which valgrind cannot
+# sink.t checks the errno of a failed execve(), which valgrind cannot
 # pass on (it kills a child whose execve fails); its sinks run under
 # memcheck through t8100's filter rows.
-VALGRIND_UNITS = $(filter-out t/unit/filter.t,$(UNIT_TESTS))
+VALGRIND_UNITS = $(filter-out t/unit/sink.t,$(UNIT_TESTS))
 VALGRIND_UNIT = $(VALGRIND) -q $(VALGRIND_OPTS) --log-file=$(CURDIR)/t/valgrind/logs/unit.%p
 
 valgrind: all unit $(TEST_CLOCK)

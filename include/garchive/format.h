@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 struct ga_config;
 
@@ -21,7 +21,7 @@ enum format_writer { FORMAT_TAR, FORMAT_ZIP };
 struct format {
 	char *name;
 	enum format_writer writer;
-	struct filter_spec filter;	/* FILTER_NONE for tar and zip */
+	struct sink_spec sink;	/* SINK_NONE for tar and zip */
 	int remote;			/* allowed for --remote clients */
 };
 

@@ -8,11 +8,11 @@
  * never gets a command is dropped.
  *
  * The one deliberate difference from git lives here: tgz and tar.gz
- * default to the built-in `gzip -cn` (FILTER_GZIP) instead of git's
+ * default to the built-in `gzip -cn` (SINK_GZIP) instead of git's
  * in-process deflater, whose bytes changed every tarball checksum in
  * 2.38.  "git archive gzip" still selects the in-process deflater.
  * garchive's own gzip, which writes gzip -cn's bytes in process
- * (FILTER_ENGINE), runs for a command that names `garchive gzip` and,
+ * (SINK_ENGINE), runs for a command that names `garchive gzip` and,
  * with garchive.gzip = builtin, for the built-in tgz and tar.gz.
  */
 #include "garchive/format.h"
@@ -121,7 +121,7 @@ static int load_entry(const struct config_entry *e, void *payload)
 }
 
 static void push_format(struct format_list *list, const char *name,
-			enum format_writer writer, enum filter_kind kind,
+			enum format_writer writer, enum sink_kind kind,
 			const char *command, int remote)
 {
 	struct format *fmt;
@@ -130,8 +130,8 @@ static void push_format(struct format_list *list, const char *name,
 	fmt = &list->items[list->nr++];
 	fmt->name = ga_xstrdup(name);
 	fmt->writer = writer;
-	fmt->filter.kind = kind;
-	fmt->filter.command = command ? ga_xstrdup(command) : NULL;
+	fmt->sink.kind = kind;
+	fmt->sink.command = command ? ga_xstrdup(command) : NULL;
 	fmt->remote = remote;
 }
 
@@ -201,28 +201,28 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 	if ((error = read_gzip_choice(&builtin, cfg)) < 0)
 		goto done;
 
-	push_format(out, "tar", FORMAT_TAR, FILTER_NONE, NULL, 1);
+	push_format(out, "tar", FORMAT_TAR, SINK_NONE, NULL, 1);
 	for (i = 0; i < st.nr; i++) {
 		f = &st.filters[i];
 		if (f->builtin_gzip && builtin)
-			push_format(out, f->name, FORMAT_TAR, FILTER_ENGINE,
+			push_format(out, f->name, FORMAT_TAR, SINK_ENGINE,
 				    NULL, f->remote);
 		else if (f->builtin_gzip)
-			push_format(out, f->name, FORMAT_TAR, FILTER_GZIP,
+			push_format(out, f->name, FORMAT_TAR, SINK_GZIP,
 				    "gzip -cn", f->remote);
 		else if (!f->command)
 			continue;	/* never got a command: not a format */
 		else if (!strcmp(f->command, INTERNAL_GZIP_COMMAND))
-			push_format(out, f->name, FORMAT_TAR, FILTER_ZLIB,
+			push_format(out, f->name, FORMAT_TAR, SINK_ZLIB,
 				    f->command, f->remote);
 		else if (names_engine(f->command))
-			push_format(out, f->name, FORMAT_TAR, FILTER_ENGINE,
+			push_format(out, f->name, FORMAT_TAR, SINK_ENGINE,
 				    f->command, f->remote);
 		else
-			push_format(out, f->name, FORMAT_TAR, FILTER_COMMAND,
+			push_format(out, f->name, FORMAT_TAR, SINK_COMMAND,
 				    f->command, f->remote);
 	}
-	push_format(out, "zip", FORMAT_ZIP, FILTER_NONE, NULL, 1);
+	push_format(out, "zip", FORMAT_ZIP, SINK_NONE, NULL, 1);
 	out->tar_umask = st.tar_umask;
 	error = 0;
 done:
@@ -240,7 +240,7 @@ void format_list_release(struct format_list *list)
 		return;
 	for (i = 0; i < list->nr; i++) {
 		free(list->items[i].name);
-		free((char *)list->items[i].filter.command);
+		free((char *)list->items[i].sink.command);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));
@@ -290,7 +290,7 @@ int format_check_level(const struct format *fmt, int level)
 	if (fmt->writer == FORMAT_ZIP)
 		ok = level <= 9;
 	else
-		ok = fmt->filter.kind != FILTER_NONE;
+		ok = fmt->sink.kind != SINK_NONE;
 	if (ok)
 		return 0;
 	return ga_error_set("Argument not supported for format '%s': -%d",

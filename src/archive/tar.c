@@ -14,7 +14,7 @@
  */
 #include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "ustar.h"
 
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  */
 #include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "zip-sched.h"
 
 #include <stdlib.h>

@@ -563,7 +563,7 @@ static void format_hint(const char *name)
 /* A format that takes no -NUM at all (plain tar). */
 static int takes_levels(const struct format *fmt)
 {
-	return fmt->writer == FORMAT_ZIP || fmt->filter.kind != FILTER_NONE;
+	return fmt->writer == FORMAT_ZIP || fmt->sink.kind != SINK_NONE;
 }
 
 int cli_parse_archive(struct archive_options *opts,

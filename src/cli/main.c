@@ -1,7 +1,7 @@
 /*
  * main.c: garchive's process.  It wires the stages together
  *
- *	cli -> treeish -> walk -> tar|zip -> filter
+ *	cli -> treeish -> walk -> tar|zip -> sink
  *
  * and is the only place that prints diagnostics and picks the exit
  * status, as git does: "fatal:" and 128 for runtime errors, "error:"
@@ -21,7 +21,7 @@
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/format.h"
 #include "garchive/gzip.h"
 #include "garchive/remote.h"
@@ -324,14 +324,14 @@ static int fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->threads = r->opts.threads;
 	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
 	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
-		r->opts.format->filter.kind == FILTER_NONE;
+		r->opts.format->sink.kind == SINK_NONE;
 	wo->stream_large = r->opts.format->writer == FORMAT_TAR;
 	/*
 	 * gzip -cn (or a command) compresses on a core of its own and sets
 	 * the pace: reading ahead on that core would only slow it down.
 	 */
-	if (r->opts.format->filter.kind == FILTER_GZIP ||
-	    r->opts.format->filter.kind == FILTER_COMMAND)
+	if (r->opts.format->sink.kind == SINK_GZIP ||
+	    r->opts.format->sink.kind == SINK_COMMAND)
 		wo->cpus_taken_by_filter = 1;
 	/*
 	 * zip: deflating is the work, on the writer's threads.  The walk
@@ -466,7 +466,7 @@ static int write_archive(struct run *r)
 	const struct format *fmt = r->opts.format;
 	struct walk_options wo;
 	struct archive_args args;
-	struct filter_spec filter;
+	struct sink_spec spec;
 	char commit_hex[GA_OID_MAX_HEXSZ + 1];
 	int error;
 
@@ -481,9 +481,9 @@ static int write_archive(struct run *r)
 		return error;
 
 	fill_archive_args(r, &args, commit_hex);
-	filter = fmt->filter;
-	filter.threads = r->opts.threads;
-	if ((error = filter_open(&r->sink, &filter, r->opts.level,
+	spec = fmt->sink;
+	spec.threads = r->opts.threads;
+	if ((error = sink_open(&r->sink, &spec, r->opts.level,
 				 r->out.fd)) < 0)
 		return error;
 	if (fmt->writer == FORMAT_ZIP)

@@ -13,7 +13,7 @@
  */
 #include "garchive/gzip.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -29,7 +29,7 @@
  */
 #include "garchive/gzip.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "gzip-int.h"
 
 #include <pthread.h>

@@ -4,7 +4,7 @@
  */
 #include "pktline.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/remote.h"
 #include "sane-ctype.h"
 

@@ -6,7 +6,7 @@
 #include "garchive/remote.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "odb.h"
 #include "run-command.h"
 #include "pktline.h"

@@ -5,7 +5,7 @@
 #include "recompress.h"
 #include "run-command.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -166,7 +166,7 @@ static void start_cand(struct recompress *rc, struct cand *c)
 		 * Unthreaded: compare() runs on this thread.  The sink
 		 * feeds zlib as git does, so level 0 comes out right too.
 		 */
-		if (filter_open_zlib(&c->zlib, c->spec.level, &c->cmp.base,
+		if (sink_open_zlib(&c->zlib, c->spec.level, &c->cmp.base,
 				     0) < 0)
 			kill_cand(c, ga_xstrdup(ga_error_message()));
 		return;

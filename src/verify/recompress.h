@@ -7,7 +7,7 @@
  * its first byte that differs, so wrong ones cost little (deflate
  * streams part in their first block) and the right one is proven byte
  * for byte.  Candidates are in-process zlib (git's own gzip, through
- * filter_open_zlib()) or a command fed through a pipe (`gzip -cn -9`,
+ * sink_open_zlib()) or a command fed through a pipe (`gzip -cn -9`,
  * a configured tar.<format>.command), started through run-command.c.
  *
  * Memory stays bounded: the file's bytes are kept only from the oldest

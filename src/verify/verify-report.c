@@ -74,8 +74,8 @@ static void format_words(struct ga_buf *b, const struct verify *v,
 			 const struct recompress_candidate *c)
 {
 	const struct format *fmt = v->fmt;
-	const char *name = fmt->filter.kind == FILTER_GZIP ||
-			   fmt->filter.kind == FILTER_ZLIB ? fmt->name
+	const char *name = fmt->sink.kind == SINK_GZIP ||
+			   fmt->sink.kind == SINK_ZLIB ? fmt->name
 							   : "tar.gz";
 
 	if (v->zip) {
@@ -91,12 +91,12 @@ static void format_words(struct ga_buf *b, const struct verify *v,
 		ga_buf_printf(b, " --format=%s", fmt->name);
 		return;
 	case RECOMPRESS_ZLIB:
-		if (fmt->filter.kind != FILTER_ZLIB)
+		if (fmt->sink.kind != SINK_ZLIB)
 			ga_buf_printf(b, " -c tar.%s.command='git archive "
 				      "gzip'", name);
 		break;
 	case RECOMPRESS_PROGRAM:
-		if (fmt->filter.kind != FILTER_GZIP)
+		if (fmt->sink.kind != SINK_GZIP)
 			name = "tar.gz";
 		break;
 	}

@@ -11,7 +11,7 @@
 #include "garchive/verify.h"
 #include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/format.h"
 #include "bytesrc.h"
 #include "progress.h"

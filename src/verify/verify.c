@@ -243,8 +243,8 @@ static int choose_format(struct verify *v)
 		if (fmt && (fmt->writer == FORMAT_ZIP) != v->zip)
 			fmt = NULL;
 		if (fmt && fmt->writer == FORMAT_TAR &&
-		    fmt->filter.kind != FILTER_NONE &&
-		    fmt->filter.kind != FILTER_COMMAND &&
+		    fmt->sink.kind != SINK_NONE &&
+		    fmt->sink.kind != SINK_COMMAND &&
 		    v->kind != UNPACK_GZIP)
 			fmt = NULL;
 	}
@@ -258,8 +258,8 @@ static int choose_format(struct verify *v)
 	}
 	v->fmt = fmt;
 	v->fmt_name = ga_xstrdup(fmt->name);
-	v->fmt_gzip = fmt->filter.kind == FILTER_GZIP ||
-		      fmt->filter.kind == FILTER_ZLIB;
+	v->fmt_gzip = fmt->sink.kind == SINK_GZIP ||
+		      fmt->sink.kind == SINK_ZLIB;
 	return 0;
 }
 
@@ -267,10 +267,10 @@ static void choose_candidates(struct verify *v)
 {
 	const struct format *fmt = v->fmt;
 
-	if (fmt->filter.kind == FILTER_COMMAND)
-		add_cand(v, RECOMPRESS_COMMAND, -1, NULL, fmt->filter.command,
+	if (fmt->sink.kind == SINK_COMMAND)
+		add_cand(v, RECOMPRESS_COMMAND, -1, NULL, fmt->sink.command,
 			 ga_xstrfmt("tar.%s.command '%s'", fmt->name,
-				    fmt->filter.command));
+				    fmt->sink.command));
 	if (v->kind == UNPACK_GZIP)
 		gzip_candidates(v);
 	if (v->nr_cands)

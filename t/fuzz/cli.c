@@ -11,11 +11,11 @@
 #include "garchive/format.h"
 
 static struct format table[] = {
-	{ "tar", FORMAT_TAR, { FILTER_NONE, NULL, 0 }, 1 },
-	{ "tgz", FORMAT_TAR, { FILTER_GZIP, NULL, 0 }, 1 },
-	{ "tar.gz", FORMAT_TAR, { FILTER_GZIP, NULL, 0 }, 1 },
-	{ "tar.xz", FORMAT_TAR, { FILTER_COMMAND, "xz -c", 0 }, 0 },
-	{ "zip", FORMAT_ZIP, { FILTER_NONE, NULL, 0 }, 1 },
+	{ "tar", FORMAT_TAR, { SINK_NONE, NULL, 0 }, 1 },
+	{ "tgz", FORMAT_TAR, { SINK_GZIP, NULL, 0 }, 1 },
+	{ "tar.gz", FORMAT_TAR, { SINK_GZIP, NULL, 0 }, 1 },
+	{ "tar.xz", FORMAT_TAR, { SINK_COMMAND, "xz -c", 0 }, 0 },
+	{ "zip", FORMAT_ZIP, { SINK_NONE, NULL, 0 }, 1 },
 };
 
 static void check_options(const struct archive_options *o)

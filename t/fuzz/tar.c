@@ -10,7 +10,7 @@
 #include "fuzz.h"
 
 #include "garchive/archive.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "../unit/memsink.h"
 
 #define HEX40 "0123456789abcdef0123456789abcdef01234567"

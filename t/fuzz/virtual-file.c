@@ -12,8 +12,8 @@
 #include "garchive/format.h"
 
 static struct format table[] = {
-	{ "tar", FORMAT_TAR, { FILTER_NONE, NULL, 0 }, 1 },
-	{ "zip", FORMAT_ZIP, { FILTER_NONE, NULL, 0 }, 1 },
+	{ "tar", FORMAT_TAR, { SINK_NONE, NULL, 0 }, 1 },
+	{ "zip", FORMAT_ZIP, { SINK_NONE, NULL, 0 }, 1 },
 };
 
 static void parse(const char *arg, const char *prefix, size_t arg_len)

@@ -10,7 +10,7 @@
 #include "tap.h"
 
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/gzip.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * memsink.h: a sink (see garchive/filter.h) that keeps what the format
+ * memsink.h: a sink (see garchive/sink.h) that keeps what the format
  * writers write in a ga_buf, for the unit tests and fuzz targets.  It
  * counts the writes and can fail like a full disk past a given size.
  */
@@ -7,7 +7,7 @@
 #define GARCHIVE_T_MEMSINK_H
 
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include <string.h>
 

@@ -7,7 +7,7 @@
 #include "tap.h"
 
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/remote.h"
 #include "pktline.h"
 

@@ -9,7 +9,7 @@
 
 #include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  */
 #include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include "gitscratch.h"
 #include "memsink.h"

@@ -1,5 +1,5 @@
 /*
- * filter.c: sinks, the last stage of the pipeline.
+ * sink.c: sinks, the last stage of the pipeline.
  *
  * Four kinds: a plain file descriptor, a memory buffer (tests), a child
  * process fed through a pipe (the built-in `gzip -cn`, or a configured
@@ -7,7 +7,7 @@
  * another sink.  The rule that only the built-in `gzip -cn` falls back to
  * the in-process deflater lives here and nowhere else.
  */
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 #include "garchive/common.h"
 #include "garchive/gzip.h"
 #include "run-command.h"
@@ -467,7 +467,7 @@ static int zlib_start_thread(struct zlib_sink *z)
 	return 0;
 }
 
-int filter_open_zlib(struct sink **out, int level, struct sink *next,
+int sink_open_zlib(struct sink **out, int level, struct sink *next,
 		     int threaded)
 {
 	struct zlib_sink *z = ga_xcalloc(1, sizeof(*z));
@@ -529,7 +529,7 @@ struct command_sink {
 	char level_arg[16];	/* "-<level>" for gzip */
 	struct child proc;
 	int code, signo;	/* how it ended, once reaped */
-	int builtin_gzip;	/* FILTER_GZIP: garchive's stand-in for git's
+	int builtin_gzip;	/* SINK_GZIP: garchive's stand-in for git's
 				   in-process gzip */
 	int failed;
 };
@@ -728,7 +728,7 @@ static int open_gzip(struct sink **out, int level, int fd)
 		   display, strerror(err));
 	free(display);
 	sink_open_fd(&next, fd);
-	return filter_open_zlib(out, level, next, 1);
+	return sink_open_zlib(out, level, next, 1);
 }
 
 /*
@@ -777,7 +777,7 @@ static int open_command(struct sink **out, const char *command, int level,
  * tar.<format>.command that names `garchive gzip`, whose options (and the
  * level appended to them, as to any command) it takes as the child would.
  */
-static int open_engine(struct sink **out, const struct filter_spec *spec,
+static int open_engine(struct sink **out, const struct sink_spec *spec,
 		       int level, int fd)
 {
 	struct gzip_options o = { -1, -1, 0 };
@@ -812,26 +812,26 @@ static int open_engine(struct sink **out, const struct filter_spec *spec,
 	return gzip_sink_open(out, &o, next);
 }
 
-int filter_open(struct sink **out, const struct filter_spec *spec,
+int sink_open(struct sink **out, const struct sink_spec *spec,
 		int level, int fd)
 {
 	struct sink *next = NULL;
 
 	*out = NULL;
 	switch (spec->kind) {
-	case FILTER_NONE:
+	case SINK_NONE:
 		return sink_open_fd(out, fd);
-	case FILTER_GZIP:
+	case SINK_GZIP:
 		return open_gzip(out, level, fd);
-	case FILTER_ZLIB:
+	case SINK_ZLIB:
 		sink_open_fd(&next, fd);
-		return filter_open_zlib(out, level, next, 1);
-	case FILTER_COMMAND:
+		return sink_open_zlib(out, level, next, 1);
+	case SINK_COMMAND:
 		if (!spec->command)
-			GA_BUG("FILTER_COMMAND without a command");
+			GA_BUG("SINK_COMMAND without a command");
 		return open_command(out, spec->command, level, fd);
-	case FILTER_ENGINE:
+	case SINK_ENGINE:
 		return open_engine(out, spec, level, fd);
 	}
-	GA_BUG("unknown filter kind");
+	GA_BUG("unknown sink kind");
 }

@@ -1,5 +1,5 @@
 /*
- * filter.h: the last stage, where archive bytes go.
+ * sink.h: the last stage, where archive bytes go.
  *
  * A sink takes bytes from a format writer and sends them on: to a file
  * descriptor, into a child process (the built-in `gzip -cn`, or a
@@ -16,8 +16,8 @@
  * - free() releases everything, never writes, and is safe after any
  *   failure and on NULL.  A child still running is killed and reaped.
  */
-#ifndef GARCHIVE_FILTER_H
-#define GARCHIVE_FILTER_H
+#ifndef GARCHIVE_SINK_H
+#define GARCHIVE_SINK_H
 
 #include <stddef.h>
 
@@ -32,22 +32,22 @@ struct sink {
 };
 
 /* How a format's bytes are compressed, chosen by format.c. */
-enum filter_kind {
-	FILTER_NONE = 0,	/* plain tar or zip */
-	FILTER_GZIP,		/* built-in: execve `gzip -cn`, zlib fallback */
-	FILTER_ZLIB,		/* "git archive gzip": in-process gzip */
-	FILTER_COMMAND,		/* tar.<format>.command through `sh -c` */
-	FILTER_ENGINE		/* garchive's own gzip (gzip.h), in process */
+enum sink_kind {
+	SINK_NONE = 0,	/* plain tar or zip */
+	SINK_GZIP,		/* built-in: execve `gzip -cn`, zlib fallback */
+	SINK_ZLIB,		/* "git archive gzip": in-process gzip */
+	SINK_COMMAND,		/* tar.<format>.command through `sh -c` */
+	SINK_ENGINE		/* garchive's own gzip (gzip.h), in process */
 };
 
-struct filter_spec {
-	enum filter_kind kind;
+struct sink_spec {
+	enum sink_kind kind;
 	/*
-	 * FILTER_COMMAND: the configured string.  FILTER_ENGINE: the
+	 * SINK_COMMAND: the configured string.  SINK_ENGINE: the
 	 * configured `garchive gzip ...` line, or NULL (garchive.gzip).
 	 */
 	const char *command;
-	int threads;		/* FILTER_ENGINE: as --threads, 0 per CPU */
+	int threads;		/* SINK_ENGINE: as --threads, 0 per CPU */
 };
 
 /* Write to `fd` (not closed by free).  Handles short writes and EINTR. */
@@ -66,18 +66,18 @@ int sink_open_memory(struct sink **out, struct ga_buf *buf);
  * "deflateInit2: stream consistency error (no message)" for a level
  * above 9.
  */
-int filter_open_zlib(struct sink **out, int level, struct sink *next,
+int sink_open_zlib(struct sink **out, int level, struct sink *next,
 		     int threaded);
 
 /*
  * Open the sink for `spec` writing its final bytes to `fd`.  `level` is
- * -1 when no -N was given.  Only FILTER_GZIP falls back (to the zlib
+ * -1 when no -N was given.  Only SINK_GZIP falls back (to the zlib
  * deflater, with git's warning) when `gzip` cannot be started.
- * FILTER_ENGINE fails as the command would when its options (with
+ * SINK_ENGINE fails as the command would when its options (with
  * " -<level>" appended) are not garchive gzip's: "'<cmd>' filter
  * reported error".
  */
-int filter_open(struct sink **out, const struct filter_spec *spec,
+int sink_open(struct sink **out, const struct sink_spec *spec,
 		int level, int fd);
 
 #endif

@@ -1,12 +1,12 @@
 /*
- * Unit tests for src/filter.c: every sink kind, compared with the system
+ * Unit tests for src/archive/sink.c: every sink kind, compared with the system
  * git and gzip wherever they can be the reference.
  */
 #include "gitscratch.h"
 #include "tap.h"
 
 #include "garchive/common.h"
-#include "garchive/filter.h"
+#include "garchive/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,7 +211,7 @@ static void test_zlib(const struct ga_buf *tar)
 
 			ga_buf_setlen(&mem, 0);
 			sink_open_memory(&m, &mem);
-			error = filter_open_zlib(&s, level, m, threaded);
+			error = sink_open_zlib(&s, level, m, threaded);
 			ok(!error && !feed(s, tar, chunk),
 			   "zlib sink level %d (%s)", level,
 			   threaded ? "thread" : "inline");
@@ -225,7 +225,7 @@ static void test_zlib(const struct ga_buf *tar)
 		if (level == -1 || level == 0) {
 			ga_buf_setlen(&mem, 0);
 			sink_open_memory(&m, &mem);
-			filter_open_zlib(&s, level, m, 1);
+			sink_open_zlib(&s, level, m, 1);
 			ok(!feed(s, tar, 3001), "zlib sink, 3001-byte writes");
 			s->free(s);
 			is_mem(mem.ptr, mem.len, want.ptr, want.len,
@@ -236,7 +236,7 @@ static void test_zlib(const struct ga_buf *tar)
 	/* Levels above 9: git's exact message, nothing written. */
 	ga_buf_setlen(&mem, 0);
 	sink_open_memory(&m, &mem);
-	error = filter_open_zlib(&s, 10, m, 1);
+	error = sink_open_zlib(&s, 10, m, 1);
 	ok(error == GA_ERROR && !s && !mem.len, "zlib sink refuses -10");
 	is_str(ga_error_message(),
 	       "deflateInit2: stream consistency error (no message)",
@@ -249,22 +249,22 @@ static void test_zlib(const struct ga_buf *tar)
 	ga_buf_printf(&mem, "fatal: %s\n", ga_error_message());
 	is_str(mem.ptr, want.ptr, "same stderr as git for -10");
 
-	/* FILTER_ZLIB through filter_open writes to the fd. */
+	/* SINK_ZLIB through sink_open writes to the fd. */
 	{
-		struct filter_spec spec = { FILTER_ZLIB, NULL };
+		struct sink_spec spec = { SINK_ZLIB, NULL };
 		int fd = create("zlib.out");
 
 		run("cd repo && git -c tar.tgz.command='git archive gzip' "
 		    "archive --format=tgz -1 HEAD >../want.tgz");
 		slurp(&want, "want.tgz");
-		error = filter_open(&s, &spec, 1, fd);
-		ok(!error && !feed(s, tar, 65536), "FILTER_ZLIB -1");
+		error = sink_open(&s, &spec, 1, fd);
+		ok(!error && !feed(s, tar, 65536), "SINK_ZLIB -1");
 		if (s)
 			s->free(s);
 		close(fd);
 		slurp(&mem, "zlib.out");
 		is_mem(mem.ptr, mem.len, want.ptr, want.len,
-		       "FILTER_ZLIB -1 == git");
+		       "SINK_ZLIB -1 == git");
 	}
 
 	/* Errors of the next sink come back from the thread. */
@@ -272,7 +272,7 @@ static void test_zlib(const struct ga_buf *tar)
 		int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
 
 		sink_open_fd(&m, fd);
-		filter_open_zlib(&s, 1, m, threaded);
+		sink_open_zlib(&s, 1, m, threaded);
 		error = feed(s, tar, 65536);
 		ok(error == GA_ERROR, "zlib into /dev/full fails (%s)",
 		   threaded ? "thread" : "inline");
@@ -289,7 +289,7 @@ static void test_zlib(const struct ga_buf *tar)
 			abort();
 		close(fds[0]);
 		sink_open_fd(&m, fds[1]);
-		filter_open_zlib(&s, -1, m, 1);
+		sink_open_zlib(&s, -1, m, 1);
 		error = feed(s, tar, 65536);
 		ok(error == GA_EPIPE, "zlib thread passes GA_EPIPE on");
 		s->free(s);
@@ -299,7 +299,7 @@ static void test_zlib(const struct ga_buf *tar)
 	/* free() without finish() stops the thread. */
 	ga_buf_setlen(&mem, 0);
 	sink_open_memory(&m, &mem);
-	filter_open_zlib(&s, -1, m, 1);
+	sink_open_zlib(&s, -1, m, 1);
 	s->write(s, tar->ptr, tar->len / 2);
 	s->free(s);
 	ok(1, "zlib sink freed before finish");
@@ -309,7 +309,7 @@ static void test_zlib(const struct ga_buf *tar)
 }
 
 /* Run `spec` over the tar into file `name`; returns the finish status. */
-static int through(const struct filter_spec *spec, int level,
+static int through(const struct sink_spec *spec, int level,
 		   const struct ga_buf *tar, const char *name)
 {
 	struct sink *s = NULL;
@@ -317,7 +317,7 @@ static int through(const struct filter_spec *spec, int level,
 
 	ga_buf_setlen(&reports, 0);
 	ga_error_clear();
-	error = filter_open(&s, spec, level, fd);
+	error = sink_open(&s, spec, level, fd);
 	if (!error)
 		error = feed(s, tar, 65536);
 	if (s)
@@ -368,7 +368,7 @@ static void same_as_git(const char *cmd, int level, int error,
 
 static void test_gzip(const struct ga_buf *tar)
 {
-	struct filter_spec gz = { FILTER_GZIP, NULL };
+	struct sink_spec gz = { SINK_GZIP, NULL };
 	struct ga_buf want = GA_BUF_INIT, got = GA_BUF_INIT;
 	char *path = ga_xstrdup(getenv("PATH"));
 	char nopath[600];
@@ -378,17 +378,17 @@ static void test_gzip(const struct ga_buf *tar)
 	run("gzip -cn <data.tar >gz.want");
 	slurp(&want, "gz.want");
 	slurp(&got, "gz.out");
-	ok(!error && !reports.len, "FILTER_GZIP runs gzip, no warning");
+	ok(!error && !reports.len, "SINK_GZIP runs gzip, no warning");
 	is_mem(got.ptr, got.len, want.ptr, want.len,
-	       "FILTER_GZIP == gzip -cn");
+	       "SINK_GZIP == gzip -cn");
 
 	error = through(&gz, 1, tar, "gz.out");
 	run("gzip -cn -1 <data.tar >gz.want");
 	slurp(&want, "gz.want");
 	slurp(&got, "gz.out");
-	ok(!error, "FILTER_GZIP -1");
+	ok(!error, "SINK_GZIP -1");
 	is_mem(got.ptr, got.len, want.ptr, want.len,
-	       "FILTER_GZIP -1 == gzip -cn -1");
+	       "SINK_GZIP -1 == gzip -cn -1");
 
 	error = through(&gz, 0, tar, "gz.out");
 	ok(error == GA_ERROR, "gzip rejects -0: a filter error");
@@ -403,7 +403,7 @@ static void test_gzip(const struct ga_buf *tar)
 	error = through(&gz, -1, tar, "gz.out");
 	setenv("PATH", path, 1);
 	ok(!error && run("test -f sh.log") != 0,
-	   "FILTER_GZIP uses no shell (fake sh on PATH stays silent)");
+	   "SINK_GZIP uses no shell (fake sh on PATH stays silent)");
 	ok(run("PATH=\"$PWD/fakesh:$PATH\" sh -c true && test -f sh.log") == 0,
 	   "the fake sh does record when run");
 
@@ -417,7 +417,7 @@ static void test_gzip(const struct ga_buf *tar)
 	error = through(&gz, -1, tar, "gz.out");
 	setenv("PATH", path, 1);
 	slurp(&got, "gz.out");
-	ok(!error, "without gzip, FILTER_GZIP falls back");
+	ok(!error, "without gzip, SINK_GZIP falls back");
 	is_str(reports.ptr, "warning: unable to start 'gzip -cn' filter, "
 	       "falling back to 'git archive gzip': "
 	       "No such file or directory\n",
@@ -470,7 +470,7 @@ static void test_gzip(const struct ga_buf *tar)
 
 static void test_commands(const struct ga_buf *tar)
 {
-	struct filter_spec cmd = { FILTER_COMMAND, NULL };
+	struct sink_spec cmd = { SINK_COMMAND, NULL };
 	struct ga_buf want = GA_BUF_INIT, got = GA_BUF_INIT;
 	int error, fd;
 
@@ -589,14 +589,14 @@ static void test_commands(const struct ga_buf *tar)
 
 	/* The reader of our output goes away: gzip dies of SIGPIPE. */
 	{
-		struct filter_spec gz = { FILTER_GZIP, NULL };
+		struct sink_spec gz = { SINK_GZIP, NULL };
 		struct sink *s = NULL;
 		int fds[2];
 
 		if (pipe(fds))
 			abort();
 		close(fds[0]);
-		error = filter_open(&s, &gz, -1, fds[1]);
+		error = sink_open(&s, &gz, -1, fds[1]);
 		close(fds[1]);
 		if (!error)
 			error = feed(s, tar, 65536);
@@ -611,7 +611,7 @@ static void test_commands(const struct ga_buf *tar)
 
 		cmd.command = "cat >/dev/null; sleep 30";
 		fd = create("cmd.out");
-		error = filter_open(&s, &cmd, -1, fd);
+		error = sink_open(&s, &cmd, -1, fd);
 		ok(!error && !s->write(s, tar->ptr, 4096), "started sleeper");
 		s->free(s);
 		close(fd);
