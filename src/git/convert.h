@@ -17,6 +17,8 @@
 
 #include <git2/types.h>
 
+#include "filter-driver.h"
+
 struct ga_buf;
 struct ga_config;
 struct attr_value;
@@ -33,12 +35,6 @@ enum convert_attr {
 };
 
 extern const char *const convert_attr_names[CONVERT_ATTR_NR];
-
-/* Metadata a process filter receives with each blob. */
-struct convert_meta {
-	const char *ref;	/* full ref name, or NULL */
-	const char *treeish;	/* hex commit id, or tree id for a tree */
-};
 
 struct convert;
 

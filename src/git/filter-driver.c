@@ -17,7 +17,6 @@
  */
 #include "filter-driver.h"
 
-#include "convert.h"
 #include "garchive/common.h"
 #include "pktline.h"
 #include "run-command.h"

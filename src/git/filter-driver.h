@@ -17,8 +17,16 @@
 #include <stddef.h>
 
 struct ga_buf;
-struct convert_meta;
 struct subprocess;
+
+/*
+ * Metadata a process filter receives with each blob (git's struct
+ * checkout_metadata); convert_new() takes it for the filters it runs.
+ */
+struct convert_meta {
+	const char *ref;	/* full ref name, or NULL */
+	const char *treeish;	/* hex commit id, or tree id for a tree */
+};
 
 struct filter_runner {
 	const char *workdir;	/* where filters run: git's cwd, the top */

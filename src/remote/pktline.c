@@ -5,7 +5,6 @@
 #include "pktline.h"
 #include "garchive/common.h"
 #include "garchive/sink.h"
-#include "garchive/remote.h"
 #include "sane-ctype.h"
 
 #include <errno.h>

@@ -9,7 +9,6 @@
 #include "pktline.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "garchive/remote.h"
 #include "quote.h"
 
 #include <errno.h>
