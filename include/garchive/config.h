@@ -73,6 +73,13 @@ int config_parse_int(int *out, const char *name, const char *value);
 int config_parse_int64(int64_t *out, const char *name, const char *value);
 
 /*
+ * git's message for a number it refuses (die_bad_number()), for callers
+ * that check their own range: "bad numeric config value '<value>' for
+ * '<name>': out of range" (or "invalid unit").  Returns GA_ERROR.
+ */
+int config_bad_number(const char *name, const char *value, int out_of_range);
+
+/*
  * git's git_env_bool(): the environment variable `name` parsed as a
  * boolean, `def` when it is unset.  Returns 0, or GA_ERROR with
  * "bad boolean config value '<value>' for '<name>'".

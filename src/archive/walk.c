@@ -350,9 +350,7 @@ static int read_threshold(struct walk *w)
 		const char *s = "";
 
 		config_get_string(&s, w->opts->config, "core.bigfilethreshold");
-		return ga_error_set("bad numeric config value '%s' for "
-				    "'core.bigfilethreshold': invalid unit",
-				    s ? s : "");
+		return config_bad_number("core.bigfilethreshold", s, 0);
 	}
 	w->big_file_threshold = (uint64_t)v;
 	return 0;

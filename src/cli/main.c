@@ -301,9 +301,7 @@ static int resolve_threads(struct run *r)
 		return error;
 	if (v < 0 || v > INT_MAX) {
 		config_get_string(&s, r->config, "garchive.threads");
-		return ga_error_set("bad numeric config value '%s' for "
-				    "'garchive.threads': out of range",
-				    s ? s : "");
+		return config_bad_number("garchive.threads", s, 1);
 	}
 	r->opts.threads = (int)v;
 	return 0;

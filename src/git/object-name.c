@@ -304,8 +304,7 @@ int abbrev_init(struct abbrev *a, git_repository *repo, git_odb *odb,
 	if (config_parse_int64(&n, "core.abbrev", v) < 0)
 		return GA_ERROR;
 	if (n > INT_MAX || n < INT_MIN)
-		return ga_error_set("bad numeric config value '%s' for '%s': "
-				    "out of range", v, "core.abbrev");
+		return config_bad_number("core.abbrev", v, 1);
 	if (n < MIN_ABBREV || n > OID_HEXSZ) {
 		ga_report(GA_REPORT_ERROR, "abbrev length out of range: %d",
 			  (int)n);

@@ -31,11 +31,11 @@ static uintmax_t unit_factor(const char *end)
 /* Why a number was refused: git's EINVAL ("invalid unit") or ERANGE. */
 enum { NUM_INVALID = -1, NUM_RANGE = -2 };
 
-static int bad_number(const char *name, const char *value, int why)
+int config_bad_number(const char *name, const char *value, int out_of_range)
 {
 	return ga_error_set("bad numeric config value '%s' for '%s': %s",
 			    value ? value : "", name,
-			    why == NUM_RANGE ? "out of range" : "invalid unit");
+			    out_of_range ? "out of range" : "invalid unit");
 }
 
 /*
@@ -100,7 +100,7 @@ static int parse_signed_or_die(intmax_t *out, const char *name,
 {
 	int why = parse_signed(out, value, max);
 
-	return why ? bad_number(name, value, why) : 0;
+	return why ? config_bad_number(name, value, why == NUM_RANGE) : 0;
 }
 
 int config_parse_int(int *out, const char *name, const char *value)
