@@ -22,8 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAR_RECORD_SIZE		512
-#define TAR_BLOCK_SIZE		(20 * TAR_RECORD_SIZE)
+#define TAR_BLOCK_SIZE		(20 * USTAR_RECORD)
 /* Bodies at least this large go straight to the sink. */
 #define TAR_DIRECT_WRITE	(64 * 1024)
 #define TAR_BUFFER_SIZE		(256 * 1024)
@@ -93,7 +92,7 @@ static int emit(struct tar_writer *tw, const void *data, size_t len)
 
 static int emit_zeros(struct tar_writer *tw, size_t len)
 {
-	static const unsigned char zeros[TAR_RECORD_SIZE];
+	static const unsigned char zeros[USTAR_RECORD];
 	int error;
 
 	while (len) {
@@ -109,9 +108,9 @@ static int emit_zeros(struct tar_writer *tw, size_t len)
 /* Pad the current member's content to a record boundary. */
 static int emit_padding(struct tar_writer *tw)
 {
-	size_t rem = (size_t)(tw->offset % TAR_RECORD_SIZE);
+	size_t rem = (size_t)(tw->offset % USTAR_RECORD);
 
-	return rem ? emit_zeros(tw, TAR_RECORD_SIZE - rem) : 0;
+	return rem ? emit_zeros(tw, USTAR_RECORD - rem) : 0;
 }
 
 /*
@@ -154,7 +153,7 @@ static unsigned int header_checksum(const unsigned char *h)
 	unsigned int sum = 0;
 	size_t i;
 
-	for (i = 0; i < TAR_RECORD_SIZE; i++)
+	for (i = 0; i < USTAR_RECORD; i++)
 		sum += (i >= H_CHKSUM && i < H_CHKSUM + W_CHKSUM) ? ' ' : h[i];
 	return sum;
 }
@@ -195,7 +194,7 @@ static void finish_header(struct tar_writer *tw, unsigned char *h,
 static int emit_pax_header(struct tar_writer *tw, char typeflag,
 			   const char *name, const struct ga_buf *records)
 {
-	unsigned char h[TAR_RECORD_SIZE] = { 0 };
+	unsigned char h[USTAR_RECORD] = { 0 };
 	int error;
 
 	memcpy(h + H_NAME, name, strlen(name));
@@ -279,7 +278,7 @@ done:
 static int tar_add(struct archive_writer *w, struct archive_entry *e)
 {
 	struct tar_writer *tw = (struct tar_writer *)w;
-	unsigned char h[TAR_RECORD_SIZE] = { 0 };
+	unsigned char h[USTAR_RECORD] = { 0 };
 	struct ga_buf pax = GA_BUF_INIT;
 	uint32_t mode;
 	char typeflag;
@@ -361,7 +360,7 @@ static int tar_finish(struct archive_writer *w)
 	 * git zero-fills the current block, and adds another block when
 	 * the fill was too short for the two zero records that end a tar.
 	 */
-	if (tail < 2 * TAR_RECORD_SIZE)
+	if (tail < 2 * USTAR_RECORD)
 		tail += TAR_BLOCK_SIZE;
 	if ((error = emit_zeros(tw, tail)) < 0)
 		return error;

@@ -32,6 +32,7 @@
 #include "progress.h"
 #include "remote/http-backend.h"
 #include "rawtree.h"
+#include "get-tar-commit-id.h"
 #include "help.h"
 #include "output.h"
 #include "safedir.h"
@@ -843,8 +844,8 @@ static int run_get_tar_commit_id(struct run *r)
 	int error, found;
 
 	if (r->global.argc != 1)
-		return subcommand_usage(r, remote_get_tar_commit_id_usage());
-	if ((error = remote_get_tar_commit_id(&found, 0, 1)) < 0)
+		return subcommand_usage(r, get_tar_commit_id_usage());
+	if ((error = get_tar_commit_id(&found, 0, 1)) < 0)
 		return error;
 	/* Not an archive of a commit: git exits 1 and says nothing. */
 	if (!found)

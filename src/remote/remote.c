@@ -37,11 +37,6 @@ const char *remote_upload_archive_usage(void)
 	return "usage: git upload-archive <repository>\n";
 }
 
-const char *remote_get_tar_commit_id_usage(void)
-{
-	return "usage: git get-tar-commit-id\n";
-}
-
 /* ---- client ---- */
 
 static int is_terminal_dumb(void)
@@ -493,62 +488,5 @@ done:
 	}
 	*out = args;
 	*nr = n;
-	return 0;
-}
-
-/* ---- get-tar-commit-id ---- */
-
-#define TAR_RECORD 512
-
-int remote_get_tar_commit_id(int *found, int in_fd, int out_fd)
-{
-	char buf[2 * TAR_RECORD];
-	char content[TAR_RECORD + 1];
-	const char *comment;
-	ssize_t got;
-	char *end;
-	long len;
-	int error;
-
-	*found = 0;
-	got = ga_read_full(in_fd, buf, sizeof(buf));
-	if (got < 0)
-		return ga_error_errno(errno, "git get-tar-commit-id: "
-				      "read error");
-	/*
-	 * git reports a stale errno here; in practice it is the ENOENT
-	 * left by its search for configuration files.
-	 */
-	if ((size_t)got != sizeof(buf))
-		return ga_error_errno(ENOENT, "git get-tar-commit-id: EOF "
-				      "before reading tar header");
-	/* The ustar typeflag: 'g' is a pax global header. */
-	if (buf[156] != 'g')
-		return 0;
-
-	/* One extended header record: "<len> comment=<hex>\n". */
-	memcpy(content, buf + TAR_RECORD, TAR_RECORD);
-	content[TAR_RECORD] = '\0';
-	errno = 0;
-	len = strtol(content, &end, 10);
-	if (errno == ERANGE || end == content || len < 0)
-		return 0;
-	if (strncmp(end, " comment=", 9))
-		return 0;
-	comment = end + 9;
-	len -= comment - content;
-	/* 40 or 64 hex digits (SHA-1 or SHA-256) and the newline. */
-	if (len < 1 || !(len % 2) || ((len - 1) / 2 != 20 &&
-				       (len - 1) / 2 != 32))
-		return 0;
-	if (comment + len > content + TAR_RECORD)
-		return 0;
-	error = pkt_write_all(out_fd, comment, (size_t)len);
-	if (error == -1)
-		return ga_error_errno(errno, "git get-tar-commit-id: write "
-				      "error");
-	if (error)
-		return error;
-	*found = 1;
 	return 0;
 }

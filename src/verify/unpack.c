@@ -9,6 +9,7 @@
  */
 #include "unpack.h"
 #include "run-command.h"
+#include "ustar.h"
 #include "garchive/common.h"
 
 #include <errno.h>
@@ -108,16 +109,17 @@ int unpack_input_drain(struct unpack_input *in)
 
 int unpack_is_tar_header(const unsigned char *h)
 {
+	const size_t end = H_CHKSUM + W_CHKSUM;
 	unsigned int sum = 0, stored = 0;
 	size_t i;
 
-	for (i = 0; i < 512; i++)
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-	for (i = 148; i < 156 && h[i] == ' '; i++)
+	for (i = 0; i < USTAR_RECORD; i++)
+		sum += (i >= H_CHKSUM && i < end) ? ' ' : h[i];
+	for (i = H_CHKSUM; i < end && h[i] == ' '; i++)
 		;
-	if (i == 156 || h[i] < '0' || h[i] > '7')
+	if (i == end || h[i] < '0' || h[i] > '7')
 		return 0;
-	for (; i < 156 && h[i] >= '0' && h[i] <= '7'; i++)
+	for (; i < end && h[i] >= '0' && h[i] <= '7'; i++)
 		stored = stored * 8 + (unsigned int)(h[i] - '0');
 	return stored == sum;
 }
@@ -145,7 +147,8 @@ enum unpack_kind unpack_sniff(const struct unpack_input *in)
 		return UNPACK_ZSTD;
 	if (n >= 4 && (!memcmp(h, "PK\3\4", 4) || !memcmp(h, "PK\5\6", 4)))
 		return UNPACK_ZIP;
-	if (n >= 512 && (unpack_is_tar_header(h) || all_zero(h, 512)))
+	if (n >= USTAR_RECORD &&
+	    (unpack_is_tar_header(h) || all_zero(h, USTAR_RECORD)))
 		return UNPACK_TAR;
 	return UNPACK_UNKNOWN;
 }

@@ -23,6 +23,7 @@
 #include "verify-state.h"
 #include "rawtree.h"
 #include "quote.h"
+#include "ustar.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -407,8 +408,9 @@ int verify_open(struct verify **out, const struct verify_options *opts,
 		peek_zip(v);
 		return 0;
 	}
-	if (v->peek_len < 512 || (!unpack_is_tar_header(v->peek) &&
-				  memcmp(v->peek, (char[512]){ 0 }, 512)))
+	if (v->peek_len < USTAR_RECORD ||
+	    (!unpack_is_tar_header(v->peek) &&
+	     memcmp(v->peek, (char[USTAR_RECORD]){ 0 }, USTAR_RECORD)))
 		return ga_error_set("'%s' is compressed with %s, but what it "
 				    "holds is not a tar archive", v->in.name,
 				    unpack_kind_name(v->kind));
