@@ -8,6 +8,7 @@
 #include "garchive/common.h"
 #include "garchive/sink.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,6 +26,21 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
 	(void)payload;
 	ga_buf_printf(&reports, "%s: %s\n",
 		      kind == GA_REPORT_WARNING ? "warning" : "error", msg);
+}
+
+/* The threads of this process now, as the kernel lists them. */
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		abort();
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 /* Run a shell command in the trash directory; returns its exit status. */
@@ -192,7 +208,7 @@ static void test_zlib(const struct ga_buf *tar)
 	struct ga_buf want = GA_BUF_INIT, mem = GA_BUF_INIT;
 	struct sink *s = NULL, *m = NULL;
 	size_t i;
-	int error, threaded;
+	int error, threaded, threads;
 
 	for (i = 0; i < GA_ARRAY_SIZE(levels); i++) {
 		int level = levels[i];
@@ -296,13 +312,16 @@ static void test_zlib(const struct ga_buf *tar)
 		close(fds[1]);
 	}
 
-	/* free() without finish() stops the thread. */
+	/* free() without finish() stops and joins the thread. */
 	ga_buf_setlen(&mem, 0);
+	threads = count_threads();
 	sink_open_memory(&m, &mem);
 	sink_open_zlib(&s, -1, m, 1);
+	ok(count_threads() == threads + 1, "the zlib sink runs a thread");
 	s->write(s, tar->ptr, tar->len / 2);
 	s->free(s);
-	ok(1, "zlib sink freed before finish");
+	ok(count_threads() == threads,
+	   "zlib sink freed before finish: its thread is gone");
 
 	ga_buf_release(&want);
 	ga_buf_release(&mem);
