@@ -1,5 +1,5 @@
 /*
- * Fuzz the configuration reader (src/config.c), the largest parser
+ * Fuzz the configuration reader (src/git/config.c), the largest parser
  * garchive has: the input, split at the first NUL, is a config file
  * (read as the system file) and the value of GIT_CONFIG_PARAMETERS.
  * Every entry is walked and parsed as a boolean and as the integers (int, int64),

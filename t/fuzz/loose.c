@@ -1,5 +1,5 @@
 /*
- * Fuzz the bounded loose-object reader (src/loose.c) that every loose
+ * Fuzz the bounded loose-object reader (src/odb/loose.c) that every loose
  * object garchive reads goes through: the header parser, the inflate
  * loop that must make progress or stop, and the checks of the end of
  * the stream.  The first byte picks how the input is fed (bytes per

@@ -1,5 +1,5 @@
 /*
- * Fuzz the packed-blob stream (src/pack-stream.c): the pack index
+ * Fuzz the packed-blob stream (src/odb/pack-stream.c): the pack index
  * look-up and the entry header and inflate loop behind it, on files
  * written to a scratch objects directory.  The first byte picks the read
  * size and the mode:

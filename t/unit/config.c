@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/config.c.  Every case builds a scratch setup (HOME,
+ * Unit tests for src/git/config.c.  Every case builds a scratch setup (HOME,
  * XDG, GIT_CONFIG_* variables, repositories), loads garchive's view and
  * compares it with what the system git says about the same setup:
  * `git config --list --show-origin --show-scope` for the entries and

@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/pack-stream.c: pack index look-ups on hand-built
+ * Unit tests for src/odb/pack-stream.c: pack index look-ups on hand-built
  * indexes (fan-out boundaries, large offsets, version 1, indexes git
  * would not read) and streams on hand-built packs (an empty blob, a
  * blob across many reads, deltas left to the caller, damage).

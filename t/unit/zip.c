@@ -1,5 +1,5 @@
 /*
- * Unit tests for the zip writer (src/zip.c).
+ * Unit tests for the zip writer (src/archive/zip.c).
  *
  * The reference is the system git: scratch repositories are archived
  * with `git archive --format=zip`, the same trees are walked here with
