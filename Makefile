@@ -297,7 +297,7 @@ ASCIIDOCTOR ?= asciidoctor
 MANPAGE = Documentation/garchive.1
 DOC_OUT ?= $(MANPAGE)
 GARCHIVE_VERSION := $(shell sed -n \
-	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/cli/main.c)
+	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/cli/cmd-version.c)
 
 doc:
 	$(ASCIIDOCTOR) -b manpage -a mansource='garchive $(GARCHIVE_VERSION)' \

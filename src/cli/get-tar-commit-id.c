@@ -4,6 +4,7 @@
  * into the pax global header of a tar (see get-tar-commit-id.h).
  */
 #include "get-tar-commit-id.h"
+#include "run.h"
 #include "garchive/common.h"
 #include "pktline.h"
 #include "ustar.h"
@@ -68,5 +69,19 @@ int get_tar_commit_id(int *found, int in_fd, int out_fd)
 	if (error)
 		return error;
 	*found = 1;
+	return 0;
+}
+
+int cmd_get_tar_commit_id(struct run *r)
+{
+	int error, found;
+
+	if (r->global.argc != 1)
+		return run_usage(r, get_tar_commit_id_usage());
+	if ((error = get_tar_commit_id(&found, 0, 1)) < 0)
+		return error;
+	/* Not an archive of a commit: git exits 1 and says nothing. */
+	if (!found)
+		r->exit_status = 1;
 	return 0;
 }
