@@ -15,6 +15,7 @@
 #include <time.h>
 
 struct sink;
+struct walk_options;
 
 /* Canonical modes, as git writes them after reading a tree. */
 #define ARCHIVE_MODE_FILE		0100644
@@ -134,6 +135,16 @@ int tar_writer_new(struct archive_writer **out, struct sink *sink,
 		   const struct archive_args *args);
 int zip_writer_new(struct archive_writer **out, struct sink *sink,
 		   const struct archive_args *args);
+
+/*
+ * What each writer asks of the walk that feeds it, set in the walk's
+ * options after the caller has filled them: tar takes any regular file
+ * as a stream; zip wants the text hint, deflates (so reading is not all
+ * the work), has the walk read blobs itself and, unless `verbose`,
+ * takes large members deferred.
+ */
+void tar_walk_needs(struct walk_options *wo);
+void zip_walk_needs(struct walk_options *wo, int verbose);
 
 /*
  * Length of the pax record "<len> <keyword>=<value>\n", whose <len>

@@ -24,6 +24,7 @@
 #include "garchive/errors.h"
 
 struct ga_buf;
+struct walk_options;
 
 struct sink {
 	int (*write)(struct sink *s, const void *buf, size_t len);
@@ -79,5 +80,13 @@ int sink_open_zlib(struct sink **out, int level, struct sink *next,
  */
 int sink_open(struct sink **out, const struct sink_spec *spec,
 		int level, int fd);
+
+/*
+ * What the sink of `spec` asks of the walk, set in the walk's options:
+ * without compression, reading is all the work (reading_bound); a child
+ * that compresses (gzip -cn, a command) keeps a core busy
+ * (cpus_taken_by_filter).  The writer's needs are set after these.
+ */
+void sink_walk_needs(const struct sink_spec *spec, struct walk_options *wo);
 
 #endif

@@ -10,6 +10,7 @@
 #include "garchive/sink.h"
 #include "garchive/common.h"
 #include "garchive/gzip.h"
+#include "garchive/walk.h"
 #include "run-command.h"
 
 #include <errno.h>
@@ -834,4 +835,15 @@ int sink_open(struct sink **out, const struct sink_spec *spec,
 		return open_engine(out, spec, level, fd);
 	}
 	GA_BUG("unknown sink kind");
+}
+
+void sink_walk_needs(const struct sink_spec *spec, struct walk_options *wo)
+{
+	wo->reading_bound = spec->kind == SINK_NONE;
+	/*
+	 * gzip -cn (or a command) compresses on a core of its own and sets
+	 * the pace: reading ahead on that core would only slow it down.
+	 */
+	if (spec->kind == SINK_GZIP || spec->kind == SINK_COMMAND)
+		wo->cpus_taken_by_filter = 1;
 }

@@ -15,6 +15,7 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/sink.h"
+#include "garchive/walk.h"
 #include "ustar.h"
 
 #include <inttypes.h>
@@ -421,4 +422,9 @@ int tar_writer_new(struct archive_writer **out, struct sink *sink,
 	}
 	*out = &tw->base;
 	return 0;
+}
+
+void tar_walk_needs(struct walk_options *wo)
+{
+	wo->stream_large = 1;
 }

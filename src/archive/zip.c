@@ -11,6 +11,7 @@
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "garchive/sink.h"
+#include "garchive/walk.h"
 #include "zip-sched.h"
 
 #include <stdlib.h>
@@ -1021,4 +1022,21 @@ int zip_writer_new(struct archive_writer **out, struct sink *sink,
 	ga_buf_grow(&w->out, ZIP_OUT_BUF);
 	*out = &w->base;
 	return 0;
+}
+
+void zip_walk_needs(struct walk_options *wo, int verbose)
+{
+	wo->want_text_hint = 1;
+	wo->reading_bound = 0;
+	/*
+	 * Deflating is the work, on the writer's threads.  The walk reads
+	 * blobs itself (workers reading ahead would only add their own
+	 * caches to the peak) and hands large ones on unread, so that a
+	 * deflate worker reads each when it has room for it.  Not with -v:
+	 * a member that cannot be read would fail after the names of later
+	 * entries are listed, where git stops first.
+	 */
+	wo->threads = 1;
+	if (!verbose)
+		wo->defer_above = ZIP_DEFER_ABOVE;
 }

@@ -105,31 +105,12 @@ int run_fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->nr_extras = r->opts.nr_extras;
 	wo->worktree_attributes = r->opts.worktree_attributes;
 	wo->threads = r->opts.threads;
-	wo->want_text_hint = r->opts.format->writer == FORMAT_ZIP;
-	wo->reading_bound = r->opts.format->writer == FORMAT_TAR &&
-		r->opts.format->sink.kind == SINK_NONE;
-	wo->stream_large = r->opts.format->writer == FORMAT_TAR;
-	/*
-	 * gzip -cn (or a command) compresses on a core of its own and sets
-	 * the pace: reading ahead on that core would only slow it down.
-	 */
-	if (r->opts.format->sink.kind == SINK_GZIP ||
-	    r->opts.format->sink.kind == SINK_COMMAND)
-		wo->cpus_taken_by_filter = 1;
-	/*
-	 * zip: deflating is the work, on the writer's threads.  The walk
-	 * reads blobs itself (workers reading ahead would only add their
-	 * own caches to the peak) and hands large ones on unread, so that
-	 * a deflate worker reads each when it has room for it.  Not with
-	 * -v: a member that cannot be read would fail after the names of
-	 * later entries are listed, where git stops first.
-	 */
-	if (r->opts.format->writer == FORMAT_ZIP) {
-		wo->threads = 1;
-		if (!r->opts.verbose)
-			wo->defer_above = ZIP_DEFER_ABOVE;
-	}
-
+	/* The later stages say what they need of the walk. */
+	sink_walk_needs(&r->opts.format->sink, wo);
+	if (r->opts.format->writer == FORMAT_ZIP)
+		zip_walk_needs(wo, r->opts.verbose);
+	else
+		tar_walk_needs(wo);
 	return walk_env_load(&r->walk_env, wo, r->repo, r->config);
 }
 
