@@ -23,6 +23,13 @@ GARCHIVE_BUILD_DIR=${GARCHIVE_BUILD_DIR:-$GARCHIVE_SRC}
 TEST_NAME=$(basename "$0" .sh)
 TRASH_DIRECTORY="${GARCHIVE_TRASH_ROOT:-$TEST_DIRECTORY}/trash-$TEST_NAME"
 
+# Relative to where the script was started, before it moves to its
+# trash directory.
+case "${GARCHIVE_TEST_TIMES-}" in
+""|/*) ;;
+*) GARCHIVE_TEST_TIMES=$(pwd)/$GARCHIVE_TEST_TIMES ;;
+esac
+
 for test_opt_
 do
 	case "$test_opt_" in
@@ -184,6 +191,7 @@ test_eval_ () {
 }
 
 test_run_body_ () {
+	test_times_start_
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
@@ -199,7 +207,51 @@ test_run_body_ () {
 		test_cleanup_cmds_=
 	fi
 	cd "$TRASH_DIRECTORY" || exit 1
+	test_times_record_ "$test_count" "$2"
 	return $test_body_status
+}
+
+# GARCHIVE_TEST_TIMES=FILE appends to FILE one line per test, tab
+# separated: script, test number, CPU seconds (user + sys) of the
+# processes the test ran, CPU seconds of the script's own shell, title;
+# and at the end a line with "all" as the number for the whole script,
+# set-up outside the tests included.  CPU time, not wall time, so that
+# the figures mean something on a loaded machine.  `times` runs in this
+# shell (never in $(...), whose fork would count its own child), into
+# a file; the awk that subtracts runs after the second snapshot and
+# before the next first one, so it is counted in no test.
+test_times_start_ () {
+	test -n "${GARCHIVE_TEST_TIMES-}" || return 0
+	times >"$TRASH_DIRECTORY/.times-start"
+}
+
+test_times_record_ () {
+	test -n "${GARCHIVE_TEST_TIMES-}" || return 0
+	times >"$TRASH_DIRECTORY/.times-end"
+	test_times_write_ "$1" "$2" "$TRASH_DIRECTORY/.times-start" \
+		"$TRASH_DIRECTORY/.times-end"
+}
+
+# test_times_write_ NUMBER TITLE START END: one line for the difference
+# between two outputs of `times` (START /dev/null: since the script
+# began).
+test_times_write_ () {
+	awk -v script="$TEST_NAME" -v number="$1" -v title="$2" '
+		function secs(v) {
+			sub(/s$/, "", v)
+			split(v, ms, "m")
+			return ms[1] * 60 + ms[2]
+		}
+		FNR == 1 { shell[FILENAME] = secs($1) + secs($2) }
+		FNR == 2 { kids[FILENAME] = secs($1) + secs($2) }
+		END {
+			start = ARGV[1]
+			end = ARGV[2]
+			printf "%s\t%s\t%.2f\t%.2f\t%s\n", script, number,
+				kids[end] - kids[start], shell[end] - shell[start],
+				title
+		}
+	' "$3" "$4" >>"$GARCHIVE_TEST_TIMES"
 }
 
 # A failed test's diagnostics: the end of its log (what its commands
@@ -231,7 +283,7 @@ test_expect_success () {
 		echo "ok $test_count # skip $1 (missing $test_prereq_)"
 		return 0
 	fi
-	if test_run_body_ "$2"; then
+	if test_run_body_ "$2" "$1"; then
 		echo "ok $test_count - $1"
 	else
 		test_failures=$((test_failures + 1))
@@ -252,7 +304,7 @@ test_expect_failure () {
 		echo "ok $test_count # skip $1 (missing $test_prereq_)"
 		return 0
 	fi
-	if test_run_body_ "$2"; then
+	if test_run_body_ "$2" "$1"; then
 		test_fixed=$((test_fixed + 1))
 		echo "ok $test_count - $1 # TODO known breakage vanished"
 	else
@@ -277,6 +329,11 @@ test_cleanup_ () {
 
 test_done () {
 	echo "1..$test_count"
+	if test -n "${GARCHIVE_TEST_TIMES-}"; then
+		times >"$TRASH_DIRECTORY/.times-end"
+		test_times_write_ all "(the whole script)" /dev/null \
+			"$TRASH_DIRECTORY/.times-end"
+	fi
 	test_cleanup_
 	test "$test_failures" = 0
 	exit $?
