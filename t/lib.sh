@@ -74,6 +74,17 @@ umask 022
 PATH="$GARCHIVE_BUILD_DIR:$PATH"
 export PATH
 
+# python3 may be a version manager's shim (pyenv's is a shell script
+# costing half a CPU-second a start, and the fixtures start python
+# hundreds of times): ask it once for the real interpreter, and let the
+# scripts' python3 run that.
+PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if test -n "$PYTHON3"; then
+	python3 () {
+		"$PYTHON3" "$@"
+	}
+fi
+
 # The wall clock both tools read in a comparison (t/clock.c): archives of
 # a tree carry "now", and on a busy machine git's run and garchive's may
 # land in different seconds.  `make test` builds the library; a script
