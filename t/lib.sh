@@ -589,6 +589,29 @@ mktree () {
 	EOF
 }
 
+# nest_tree N TREE: the id of the tree that N runs of
+#	TREE=$(mktree "040000 d $TREE")
+# would leave, written as loose objects by one python instead of N.
+nest_tree () {
+	python3 - "$@" <<-\EOF
+	import hashlib, os, subprocess, sys, zlib
+	objects = subprocess.run(["git", "rev-parse", "--git-path", "objects"],
+	                         capture_output=True, check=True,
+	                         text=True).stdout.strip()
+	oid = sys.argv[2]
+	for _ in range(int(sys.argv[1])):
+	    data = b"040000 d\0" + bytes.fromhex(oid)
+	    obj = b"tree %d\0" % len(data) + data
+	    oid = hashlib.sha1(obj).hexdigest()
+	    path = os.path.join(objects, oid[:2], oid[2:])
+	    os.makedirs(os.path.dirname(path), exist_ok=True)
+	    if not os.path.exists(path):
+	        with open(path, "wb") as f:
+	            f.write(zlib.compress(obj))
+	print(oid)
+	EOF
+}
+
 # commit_of TREE: a commit of TREE, for trees made by mktree.
 commit_of () {
 	echo raw | git commit-tree "$1"

@@ -950,11 +950,7 @@ test_expect_success NOT_VALGRIND '100000 entries: tar and zip as git' '
 test_expect_success 'a tree 200 levels deep: tar and zip as git' '
 	cd repo &&
 	t=$(mktree "100644 leaf $blob") &&
-	i=0 &&
-	while test $i -lt 200; do
-		t=$(mktree "040000 d $t") &&
-		i=$((i + 1)) || return 1
-	done &&
+	t=$(nest_tree 200 $t) &&
 	c=$(commit_of $t) &&
 	test_same_as_git $c &&
 	test_same_as_git --format=zip $c
