@@ -243,6 +243,8 @@ valgrind: all unit $(TEST_CLOCK)
 # a crash fails the target and leaves the input in t/fuzz/work/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
+# Targets run at a time, one core each.
+FUZZ_JOBS ?= 2
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(DEPS_CFLAGS) \
 	      -pthread $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
@@ -267,7 +269,8 @@ $(FUZZ_DIR)/%-fuzzer: t/fuzz/%.c t/fuzz/fuzz.h t/unit/memsink.h $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
-	FUZZ_SECONDS=$(FUZZ_SECONDS) t/fuzz/run $(FUZZ_TARGETS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+		t/fuzz/run $(FUZZ_TARGETS)
 
 # The rendered manual page is committed, so that building and installing
 # need no documentation toolchain; `make doc` renders it again (always:
