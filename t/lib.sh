@@ -703,6 +703,13 @@ damage_loose () {
 	EOF
 }
 
+# EXPENSIVE: a test that costs many CPU-seconds and whose check the
+# instrumented runs add little to (make check-asan and make valgrind set
+# GARCHIVE_TEST_SKIP_EXPENSIVE=1); plain `make test` runs it.
+if test -z "${GARCHIVE_TEST_SKIP_EXPENSIVE-}"; then
+	test_set_prereq EXPENSIVE
+fi
+
 test_lazy_prereq GZIP 'gzip --version'
 test_lazy_prereq XZ 'xz --version'
 test_lazy_prereq UNZIP 'unzip -v'
