@@ -74,17 +74,6 @@ umask 022
 PATH="$GARCHIVE_BUILD_DIR:$PATH"
 export PATH
 
-# python3 may be a version manager's shim (pyenv's is a shell script
-# costing half a CPU-second a start, and the fixtures start python
-# hundreds of times): ask it once for the real interpreter, and let the
-# scripts' python3 run that.
-PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
-if test -n "$PYTHON3"; then
-	python3 () {
-		"$PYTHON3" "$@"
-	}
-fi
-
 # The wall clock both tools read in a comparison (t/clock.c): archives of
 # a tree carry "now", and on a busy machine git's run and garchive's may
 # land in different seconds.  `make test` builds the library; a script
@@ -117,6 +106,18 @@ if test -n "${GARCHIVE_TEST_THREADS-}"; then
 		>>"$HOME/.gitconfig"
 fi
 cd "$TRASH_DIRECTORY" || exit 1
+
+# python3 may be a version manager's shim (pyenv's is a shell script
+# costing half a CPU-second a start, and the fixtures start python
+# hundreds of times): ask it once for the real interpreter and put that
+# first in PATH as python3.  A program in PATH, not a shell function, so
+# that `python3 ... &` leaves the interpreter's own pid in $!.
+PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if test -n "$PYTHON3" && test "$PYTHON3" != "$(command -v python3)"; then
+	mkdir "$TRASH_DIRECTORY/.python" &&
+	ln -s "$PYTHON3" "$TRASH_DIRECTORY/.python/python3" &&
+	PATH="$TRASH_DIRECTORY/.python:$PATH"
+fi
 
 test_count=0
 test_failures=0
