@@ -186,7 +186,8 @@ deps-dev:
 # A separate build tree, so sanitizer objects never mix with normal
 # ones and the normal build stays as it was: the scripts test
 # build/asan/garchive (GARCHIVE_BUILD_DIR), the unit tests are run from
-# build/asan/t/unit.
+# build/asan/t/unit.  Tests marked EXPENSIVE (t/README) are left to
+# make test, here and under valgrind.
 ASAN_DIR = build/asan
 ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
@@ -195,7 +196,7 @@ check-asan: $(TEST_CLOCK)
 		LDFLAGS='-fsanitize=address,undefined' all unit
 	@# garchive --help looks for Documentation/ beside the binary.
 	ln -sfn $(CURDIR)/Documentation $(ASAN_DIR)/Documentation
-	GARCHIVE_BUILD_DIR=$(CURDIR)/$(ASAN_DIR) \
+	GARCHIVE_BUILD_DIR=$(CURDIR)/$(ASAN_DIR) GARCHIVE_TEST_SKIP_EXPENSIVE=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/t/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -243,7 +244,7 @@ valgrind: all unit $(TEST_CLOCK)
 	rm -rf t/valgrind/logs && mkdir -p t/valgrind/logs
 	GARCHIVE_VALGRIND=1 \
 		$(PROVE) $(PROVE_FLAGS) -e '$(VALGRIND_UNIT)' $(VALGRIND_UNITS)
-	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind \
+	GARCHIVE_BUILD_DIR=$(CURDIR)/t/valgrind GARCHIVE_TEST_SKIP_EXPENSIVE=1 \
 	GARCHIVE_VALGRIND_REAL=$(CURDIR)/garchive \
 	GARCHIVE_VALGRIND_LOGS=$(CURDIR)/t/valgrind/logs \
 	GARCHIVE_VALGRIND_OPTS='$(VALGRIND_OPTS)' \
@@ -257,6 +258,8 @@ valgrind: all unit $(TEST_CLOCK)
 # a crash fails the target and leaves the input in t/fuzz/work/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
+# Targets run at a time, one core each.
+FUZZ_JOBS ?= 2
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE $(INCLUDES) $(DEPS_CFLAGS) \
 	      -pthread $(WARNINGS) -O1 -g -fno-omit-frame-pointer \
@@ -286,7 +289,8 @@ $(FUZZ_DIR)/%-fuzzer: t/fuzz/%.c $(FUZZ_OBJS) Makefile
 fuzz-build: $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
-	FUZZ_SECONDS=$(FUZZ_SECONDS) t/fuzz/run $(FUZZ_TARGETS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+		t/fuzz/run $(FUZZ_TARGETS)
 
 # The rendered manual page is committed, so that building and installing
 # need no documentation toolchain; `make doc` renders it again (always:

@@ -23,6 +23,13 @@ GARCHIVE_BUILD_DIR=${GARCHIVE_BUILD_DIR:-$GARCHIVE_SRC}
 TEST_NAME=$(basename "$0" .sh)
 TRASH_DIRECTORY="${GARCHIVE_TRASH_ROOT:-$TEST_DIRECTORY}/trash-$TEST_NAME"
 
+# Relative to where the script was started, before it moves to its
+# trash directory.
+case "${GARCHIVE_TEST_TIMES-}" in
+""|/*) ;;
+*) GARCHIVE_TEST_TIMES=$(pwd)/$GARCHIVE_TEST_TIMES ;;
+esac
+
 for test_opt_
 do
 	case "$test_opt_" in
@@ -99,6 +106,18 @@ if test -n "${GARCHIVE_TEST_THREADS-}"; then
 		>>"$HOME/.gitconfig"
 fi
 cd "$TRASH_DIRECTORY" || exit 1
+
+# python3 may be a version manager's shim (pyenv's is a shell script
+# costing half a CPU-second a start, and the fixtures start python
+# hundreds of times): ask it once for the real interpreter and put that
+# first in PATH as python3.  A program in PATH, not a shell function, so
+# that `python3 ... &` leaves the interpreter's own pid in $!.
+PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if test -n "$PYTHON3" && test "$PYTHON3" != "$(command -v python3)"; then
+	mkdir "$TRASH_DIRECTORY/.python" &&
+	ln -s "$PYTHON3" "$TRASH_DIRECTORY/.python/python3" &&
+	PATH="$TRASH_DIRECTORY/.python:$PATH"
+fi
 
 test_count=0
 test_failures=0
@@ -184,6 +203,7 @@ test_eval_ () {
 }
 
 test_run_body_ () {
+	test_times_start_
 	# The body runs in the current shell (so variables carry over)
 	# with its output in the log; `set -e` is not used, the body is
 	# expected to chain with &&.
@@ -199,7 +219,51 @@ test_run_body_ () {
 		test_cleanup_cmds_=
 	fi
 	cd "$TRASH_DIRECTORY" || exit 1
+	test_times_record_ "$test_count" "$2"
 	return $test_body_status
+}
+
+# GARCHIVE_TEST_TIMES=FILE appends to FILE one line per test, tab
+# separated: script, test number, CPU seconds (user + sys) of the
+# processes the test ran, CPU seconds of the script's own shell, title;
+# and at the end a line with "all" as the number for the whole script,
+# set-up outside the tests included.  CPU time, not wall time, so that
+# the figures mean something on a loaded machine.  `times` runs in this
+# shell (never in $(...), whose fork would count its own child), into
+# a file; the awk that subtracts runs after the second snapshot and
+# before the next first one, so it is counted in no test.
+test_times_start_ () {
+	test -n "${GARCHIVE_TEST_TIMES-}" || return 0
+	times >"$TRASH_DIRECTORY/.times-start"
+}
+
+test_times_record_ () {
+	test -n "${GARCHIVE_TEST_TIMES-}" || return 0
+	times >"$TRASH_DIRECTORY/.times-end"
+	test_times_write_ "$1" "$2" "$TRASH_DIRECTORY/.times-start" \
+		"$TRASH_DIRECTORY/.times-end"
+}
+
+# test_times_write_ NUMBER TITLE START END: one line for the difference
+# between two outputs of `times` (START /dev/null: since the script
+# began).
+test_times_write_ () {
+	awk -v script="$TEST_NAME" -v number="$1" -v title="$2" '
+		function secs(v) {
+			sub(/s$/, "", v)
+			split(v, ms, "m")
+			return ms[1] * 60 + ms[2]
+		}
+		FNR == 1 { shell[FILENAME] = secs($1) + secs($2) }
+		FNR == 2 { kids[FILENAME] = secs($1) + secs($2) }
+		END {
+			start = ARGV[1]
+			end = ARGV[2]
+			printf "%s\t%s\t%.2f\t%.2f\t%s\n", script, number,
+				kids[end] - kids[start], shell[end] - shell[start],
+				title
+		}
+	' "$3" "$4" >>"$GARCHIVE_TEST_TIMES"
 }
 
 # A failed test's diagnostics: the end of its log (what its commands
@@ -231,7 +295,7 @@ test_expect_success () {
 		echo "ok $test_count # skip $1 (missing $test_prereq_)"
 		return 0
 	fi
-	if test_run_body_ "$2"; then
+	if test_run_body_ "$2" "$1"; then
 		echo "ok $test_count - $1"
 	else
 		test_failures=$((test_failures + 1))
@@ -252,7 +316,7 @@ test_expect_failure () {
 		echo "ok $test_count # skip $1 (missing $test_prereq_)"
 		return 0
 	fi
-	if test_run_body_ "$2"; then
+	if test_run_body_ "$2" "$1"; then
 		test_fixed=$((test_fixed + 1))
 		echo "ok $test_count - $1 # TODO known breakage vanished"
 	else
@@ -277,6 +341,11 @@ test_cleanup_ () {
 
 test_done () {
 	echo "1..$test_count"
+	if test -n "${GARCHIVE_TEST_TIMES-}"; then
+		times >"$TRASH_DIRECTORY/.times-end"
+		test_times_write_ all "(the whole script)" /dev/null \
+			"$TRASH_DIRECTORY/.times-end"
+	fi
 	test_cleanup_
 	test "$test_failures" = 0
 	exit $?
@@ -521,6 +590,29 @@ mktree () {
 	EOF
 }
 
+# nest_tree N TREE: the id of the tree that N runs of
+#	TREE=$(mktree "040000 d $TREE")
+# would leave, written as loose objects by one python instead of N.
+nest_tree () {
+	python3 - "$@" <<-\EOF
+	import hashlib, os, subprocess, sys, zlib
+	objects = subprocess.run(["git", "rev-parse", "--git-path", "objects"],
+	                         capture_output=True, check=True,
+	                         text=True).stdout.strip()
+	oid = sys.argv[2]
+	for _ in range(int(sys.argv[1])):
+	    data = b"040000 d\0" + bytes.fromhex(oid)
+	    obj = b"tree %d\0" % len(data) + data
+	    oid = hashlib.sha1(obj).hexdigest()
+	    path = os.path.join(objects, oid[:2], oid[2:])
+	    os.makedirs(os.path.dirname(path), exist_ok=True)
+	    if not os.path.exists(path):
+	        with open(path, "wb") as f:
+	            f.write(zlib.compress(obj))
+	print(oid)
+	EOF
+}
+
 # commit_of TREE: a commit of TREE, for trees made by mktree.
 commit_of () {
 	echo raw | git commit-tree "$1"
@@ -611,6 +703,13 @@ damage_loose () {
 	open(path, "wb").write(data)
 	EOF
 }
+
+# EXPENSIVE: a test that costs many CPU-seconds and whose check the
+# instrumented runs add little to (make check-asan and make valgrind set
+# GARCHIVE_TEST_SKIP_EXPENSIVE=1); plain `make test` runs it.
+if test -z "${GARCHIVE_TEST_SKIP_EXPENSIVE-}"; then
+	test_set_prereq EXPENSIVE
+fi
 
 test_lazy_prereq GZIP 'gzip --version'
 test_lazy_prereq XZ 'xz --version'

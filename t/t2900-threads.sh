@@ -141,7 +141,9 @@ test_expect_success 'blobs above core.bigFileThreshold, loose and packed' '
 # the 4096 jobs queued ahead, part of it export-ignored); zip reads no
 # blob ahead, and its deflate workers read those above 2 MiB.  Either
 # way the archive keeps tree order.
-test_expect_success 'blobs larger than the read-ahead budget' '
+# EXPENSIVE (30 MB of blobs): under the sanitizers the next test has
+# the workers read large blobs.
+test_expect_success EXPENSIVE 'blobs larger than the read-ahead budget' '
 	git init -q large &&
 	(
 		cd large &&

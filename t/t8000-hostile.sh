@@ -217,11 +217,7 @@ test_expect_success 'a ring of tags ends' '
 test_expect_success 'a tree 200 levels deep' '
 	cd repo &&
 	t=$(mktree "100644 leaf $(cat blob)") &&
-	i=0 &&
-	while test $i -lt 200; do
-		t=$(mktree "040000 d $t") &&
-		i=$((i + 1)) || return 1
-	done &&
+	t=$(nest_tree 200 $t) &&
 	test_same_as_git $(commit_of $t)
 '
 
