@@ -99,6 +99,7 @@ struct run {
 	char **sent_args;	/* the client's arguments */
 	size_t nr_sent_args;
 
+	int stdout_closed;	/* before sanitize_stdfds() opened it */
 	const char *self;	/* argv[0], to start ourselves again */
 	const char *usage;	/* usage text of a subcommand, or NULL */
 	int exit_status;	/* non-zero status of a successful run */
@@ -871,7 +872,9 @@ static int run_gzip(struct run *r)
 		fputs(gzip_command_usage(), stdout);
 		goto done;
 	}
-	error = gzip_command_run(&cmd, 1, &st);
+	/* gzip writes to a closed stdout and fails: so do we. */
+	error = gzip_command_run(&cmd, r->stdout_closed ? -1 : 1, &st,
+				 &r->exit_status);
 	if (!error && cmd.stats)
 		fprintf(stderr, "gzip stats: input %llu parsed %llu "
 			"speculated %llu used %llu resynced %llu "
@@ -1090,9 +1093,11 @@ int main(int argc, char **argv)
 {
 	struct run r;
 	int error, status = 0;
+	int stdout_closed = fcntl(1, F_GETFD) < 0;
 
 	sanitize_stdfds();
 	memset(&r, 0, sizeof(r));
+	r.stdout_closed = stdout_closed;
 	r.out.fd = 1;
 	ga_set_report_handler(report, NULL);
 	ga_set_oom_handler(out_of_memory);
@@ -1168,7 +1173,8 @@ int main(int argc, char **argv)
 		}
 		if (r.global.command == CLI_GZIP) {
 			/* As gzip: "<program>: <message>", status 1. */
-			diagnose("garchive gzip: ", ga_error_message());
+			if (error != GA_ESILENT)
+				diagnose("garchive gzip: ", ga_error_message());
 			status = 1;
 		} else {
 			status = report_failure(error, r.usage);
