@@ -256,4 +256,100 @@ test_expect_success 'bad values and a server that refuses it' '
 	(cd super && test_same_as_git --no-rec HEAD)
 '
 
+# chain DIR N: a repository whose commit l0 has a submodule "sub" at
+# commit l1, whose submodule "sub" is at l2, ... down to lN, each level
+# with a file f.  One fast-import writes every commit; each level's
+# $GIT_DIR/modules/sub is a bare git directory borrowing the objects
+# through alternates.  flat25 is l25 with the levels below as subtrees
+# (what git archive writes when the submodules are plain directories).
+chain () {
+	git init -q "$1" &&
+	(
+		cd "$1" &&
+		n=$2 &&
+		k=$n &&
+		while test $k -ge 0
+		do
+			printf "commit refs/heads/l%d\nmark :%d\n" $k $((k + 1)) &&
+			printf "committer C <c@example.com> 1234567890 +0000\n" &&
+			printf "data <<END\nlevel %d\nEND\n" $k &&
+			printf "M 100644 inline f\ndata <<END\nlevel %d\nEND\n" $k &&
+			if test $k -lt $n
+			then
+				printf "M 100644 inline .gitmodules\ndata <<END\n" &&
+				printf "[submodule \"sub\"]\n\tpath = sub\nEND\n" &&
+				printf "M 160000 :%d sub\n" $((k + 2))
+			fi &&
+			k=$((k - 1)) || return 1
+		done >stream &&
+		for s in 25
+		do
+			printf "commit refs/heads/flat%d\n" $s &&
+			printf "committer C <c@example.com> 1234567890 +0000\n" &&
+			printf "data <<END\nflat\nEND\n" &&
+			k=$s p= &&
+			while test $k -le $n
+			do
+				printf "M 100644 inline %sf\ndata <<END\nlevel %d\nEND\n" "$p" $k &&
+				if test $k -lt $n
+				then
+					printf "M 100644 inline %s.gitmodules\ndata <<END\n" "$p" &&
+					printf "[submodule \"sub\"]\n\tpath = sub\nEND\n"
+				fi &&
+				k=$((k + 1)) p=${p}sub/ || return 1
+			done || return 1
+		done >>stream &&
+		git fast-import --quiet <stream &&
+		git symbolic-ref HEAD refs/heads/l0 &&
+		d=.git k=1 &&
+		while test $k -le $n
+		do
+			d=$d/modules/sub &&
+			mkdir -p $d/objects/info $d/refs/heads &&
+			echo "ref: refs/heads/main" >$d/HEAD &&
+			echo "$PWD/.git/objects" >$d/objects/info/alternates &&
+			k=$((k + 1)) || return 1
+		done
+	)
+}
+
+test_expect_success 'a chain of 40 nested submodules, with the bytes of git' '
+	chain deep 65 &&
+	(
+		cd deep &&
+		git archive flat25 >../flat.tar &&
+		garchive --recurse-submodules l25 >../deep.tar &&
+		git archive l25 | head -c 1024 >../expect.head
+	) &&
+	head -c 1024 deep.tar >actual.head &&
+	test_cmp expect.head actual.head &&
+	tail -c +1025 flat.tar >expect.body &&
+	tail -c +1025 deep.tar >actual.body &&
+	test_cmp expect.body actual.body &&
+	test $(tar tf deep.tar | grep -c "/f$") = 40
+'
+
+test_expect_success 'nested levels share one set of read-ahead threads' '
+	rm -f tasks &&
+	(cd deep && GARCHIVE_TEST_TASKS=$PWD/../tasks garchive --threads=8 \
+		--recurse-submodules l25 >../deep8.tar) &&
+	test_cmp deep.tar deep8.tar &&
+	test $(wc -l <tasks) = 41 &&
+	sort -u tasks >counts &&
+	test $(wc -l <counts) = 1 &&
+	test $(cat counts) -le 8
+'
+
+test_expect_success '64 levels of submodules are archived, 65 are refused' '
+	(
+		cd deep &&
+		garchive --recurse-submodules l1 >../l1.tar &&
+		test $(tar tf ../l1.tar | grep -c "/f$") = 64 &&
+		test_expect_code 128 garchive --recurse-submodules l0 >../l0.tar 2>../err
+	) &&
+	p=$(printf "sub/%.0s" $(seq 65)) &&
+	echo "fatal: submodule '"'"'${p%/}'"'"': more than 64 levels of nested submodules" >expect &&
+	test_cmp expect err
+'
+
 test_done

@@ -149,17 +149,117 @@ test_expect_success 'a missing or unreadable FILE: gzip'"'"'s message, status 1'
 	echo "garchive gzip: nosuchfile: No such file or directory" >expect &&
 	test_cmp expect err &&
 	mkdir dir &&
-	test_expect_code 1 garchive gzip dir >out 2>err &&
+	test_expect_code 2 garchive gzip dir >out 2>err &&
 	test_must_be_empty out &&
-	echo "garchive gzip: dir is a directory" >expect &&
+	echo "garchive gzip: dir is a directory -- ignored" >expect &&
 	test_cmp expect err
 '
 
-test_expect_success 'a write error fails, never a cut stream with status 0' '
+# as_gzip NAME ARGS...: `gzip -cn ARGS` and `garchive gzip ARGS`, into
+# NAME.expect.* and NAME.actual.*: output, stderr (gzip's program name
+# made garchive gzip's) and status.
+as_gzip () {
+	name=$1 &&
+	shift &&
+	{ gzip -cn "$@" >$name.expect.out 2>$name.expect.raw; echo $? >$name.expect.status; } &&
+	sed "s/^gzip:/garchive gzip:/" $name.expect.raw >$name.expect.err &&
+	{ garchive gzip "$@" >$name.actual.out 2>$name.actual.err; echo $? >$name.actual.status; }
+}
+
+# same_as_gzip_run NAME: both runs of as_gzip NAME wrote the same.
+same_as_gzip_run () {
+	test_cmp $1.expect.err $1.actual.err &&
+	test_cmp $1.expect.status $1.actual.status &&
+	test_cmp $1.expect.out $1.actual.out
+}
+
+test_expect_success GZIP 'operands it cannot read are skipped with gzip'"'"'s words and status' '
+	as_gzip missing corpus/one nosuchfile corpus/two &&
+	same_as_gzip_run missing &&
+	echo 1 >expect &&
+	test_cmp expect missing.actual.status &&
+	as_gzip dir corpus/one dir corpus/two &&
+	same_as_gzip_run dir &&
+	echo 2 >expect &&
+	test_cmp expect dir.actual.status &&
+	as_gzip both nosuchfile dir corpus/one &&
+	same_as_gzip_run both &&
+	as_gzip quiet -q dir corpus/one &&
+	same_as_gzip_run quiet &&
+	test_must_be_empty quiet.actual.err &&
+	as_gzip quiet2 -q dir nosuchfile corpus/one &&
+	same_as_gzip_run quiet2
+'
+
+# closed_or_full NAME REDIRECTION ARGS...: as as_gzip, with stdout closed
+# (REDIRECTION "closed") or /dev/full ("full"), stdin corpus/text-400k.
+closed_or_full () {
+	name=$1 how=$2 &&
+	shift 2 &&
+	for prog in expect actual
+	do
+		if test $prog = expect
+		then
+			set -- gzip -cn "$@"
+		else
+			shift 2 &&
+			set -- garchive gzip "$@"
+		fi &&
+		case $how in
+		closed) "$@" <corpus/text-400k >&- 2>$name.$prog.raw ;;
+		full) "$@" <corpus/text-400k >/dev/full 2>$name.$prog.raw ;;
+		esac
+		echo $? >$name.$prog.status &&
+		sed "s/^gzip:/garchive gzip:/" $name.$prog.raw >$name.$prog.err || return 1
+	done
+}
+
+test_expect_success GZIP 'a closed or full stdout: gzip'"'"'s message and status' '
 	test -w /dev/full &&
-	test_expect_code 1 garchive gzip <corpus/text-400k >/dev/full 2>err &&
-	echo "garchive gzip: write error: No space left on device" >expect &&
-	test_cmp expect err
+	for case in "closed corpus/one" "closed -" "closed nosuchfile -" \
+		"full corpus/one" "full -"
+	do
+		set -- $case &&
+		name=$(echo "$case" | tr -c "a-z\n" "-") &&
+		closed_or_full $name "$@" &&
+		test_cmp $name.expect.err $name.actual.err &&
+		test_cmp $name.expect.status $name.actual.status &&
+		echo 1 >expect &&
+		test_cmp expect $name.actual.status || return 1
+	done
+'
+
+# tty NAME INPUT COMMAND...: COMMAND with stdout on a terminal, into
+# NAME.out, NAME.err (gzip's program name made garchive gzip's) and
+# NAME.status.
+tty () {
+	tty_name=$1 tty_input=$2 &&
+	shift 2 &&
+	{ python3 "$TEST_DIRECTORY/lib-pty.py" "$tty_input" "$@"; echo $? >$tty_name.status; } &&
+	mv tty.out $tty_name.out &&
+	sed "s/^gzip:/garchive gzip:/; s/type: gzip -h/type: garchive gzip -h/" tty.err >$tty_name.err
+}
+
+test_expect_success GZIP 'a terminal gets a file'"'"'s output, never stdin'"'"'s, as with gzip' '
+	for case in "stdin corpus/one" "file /dev/null corpus/one" \
+		"both corpus/two corpus/one -" "forced corpus/one -f"
+	do
+		set -- $case &&
+		name=$1 input=$2 &&
+		shift 2 &&
+		tty $name.expect $input gzip -cn "$@" &&
+		tty $name.actual $input garchive gzip "$@" &&
+		test_cmp $name.expect.err $name.actual.err &&
+		test_cmp $name.expect.status $name.actual.status &&
+		test_cmp $name.expect.out $name.actual.out || return 1
+	done &&
+	echo 1 >expect &&
+	test_cmp expect stdin.actual.status &&
+	test_must_be_empty stdin.actual.out &&
+	grep "^garchive gzip: compressed data not written to a terminal" stdin.actual.err &&
+	echo 0 >expect &&
+	test_cmp expect file.actual.status &&
+	test -s file.actual.out
 '
 
 test_expect_success 'a reader that goes away: death by SIGPIPE, as gzip' '

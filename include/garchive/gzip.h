@@ -89,6 +89,7 @@ struct gzip_command {
 	struct gzip_options opts;
 	int help;		/* -h, --help: print the usage */
 	int force;		/* -f: write to a terminal too */
+	int quiet;		/* -q: no warnings */
 	int stats;		/* --stats: report struct gzip_stats */
 	char **files;		/* NULL-terminated; empty: stdin */
 };
@@ -107,11 +108,17 @@ const char *gzip_command_usage(void);
 
 /*
  * Compress each file (or stdin) to `out_fd` as one gzip member each, as
- * `gzip -cn` does.  Returns 0, GA_EPIPE when the reader went away, or
- * GA_ERROR with a message such as "<file>: No such file or directory".
- * `stats` (may be NULL) gets the totals.
+ * `gzip -cn` does.  As gzip, a missing operand is reported and skipped
+ * (*status 1), a directory too as a warning (*status 2 unless an error
+ * comes too; -q silences it), and the other operands are compressed.
+ * Returns 0 (see *status), GA_EPIPE when the reader went away,
+ * GA_ESILENT after a failed write to `out_fd` (reported as gzip reports
+ * it: a blank line, then "garchive gzip: stdout: <reason>"), or
+ * GA_ERROR with a message such as "compressed data not written to a
+ * terminal..." (stdin only, without -f).  `stats` (may be NULL) gets
+ * the totals.
  */
 int gzip_command_run(const struct gzip_command *cmd, int out_fd,
-		     struct gzip_stats *stats);
+		     struct gzip_stats *stats, int *status);
 
 #endif

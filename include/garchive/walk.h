@@ -107,6 +107,11 @@ struct walk_options {
 	 */
 	int nested;
 	const char *rel_base;
+	/*
+	 * The read-ahead workers of the walk this one nests in (set by
+	 * that walk): all levels share them.  NULL: start its own.
+	 */
+	struct prefetch_pool *prefetch_pool;
 	/* Decided from the environment and config (walk_env_load()): */
 	const char *toplevel;		/* work tree top, for pathspec messages */
 	const char *attr_system_file;	/* NULL with GIT_ATTR_NOSYSTEM */
@@ -118,6 +123,7 @@ struct walk_options {
 
 struct walk;
 struct walk_env;
+struct prefetch_pool;
 
 /*
  * Fill the fields of `wo` that the environment and the configuration

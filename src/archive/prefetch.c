@@ -80,9 +80,25 @@ struct scout_frame {
 	size_t rel_len;
 };
 
+/*
+ * The workers, shared by the walks of every submodule level: they read
+ * for the innermost walk (the active prefetch), the only one that takes
+ * blobs while it runs.  The walks nest, so the prefetches form a stack
+ * (prefetch.outer).  One mutex and condition variable serve them all.
+ */
+struct prefetch_pool {
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	struct prefetch *active;
+	int nr_idle;			/* workers with nothing to do */
+	int stop;
+	struct worker *workers;
+	int nr_workers;
+};
+
 struct worker {
-	struct prefetch *pf;
-	git_odb *odb;
+	struct prefetch_pool *pool;
+	int nr;				/* its object database in each prefetch */
 	pthread_t thread;
 	int started;
 };
@@ -97,8 +113,12 @@ struct prefetch {
 	struct ga_buf rel;
 	int scout_done;
 
-	pthread_mutex_t mutex;
-	pthread_cond_t cond;
+	struct prefetch_pool *pool;
+	struct prefetch *outer;		/* active before this one */
+	pthread_mutex_t *mutex;		/* the pool's */
+	pthread_cond_t *cond;
+	git_odb **odbs;			/* one per worker of the pool */
+	int nr_running;			/* jobs workers are reading */
 	struct job *head, *tail;	/* queue order */
 	struct job *todo;		/* first job no worker took */
 	size_t nr_queued;
@@ -110,12 +130,8 @@ struct prefetch {
 	 * Who sleeps on the condition variable, so that a change wakes
 	 * the threads only when someone waits for it.
 	 */
-	int nr_idle;			/* workers with nothing to do */
 	int nr_over_budget;		/* workers waiting for budget */
 	int walk_waits;			/* the walk waits for the head */
-
-	struct worker *workers;
-	int nr_workers;
 };
 
 static void job_free(struct job *job)
@@ -190,7 +206,7 @@ static void claim(struct prefetch *pf, struct job *job, size_t size)
 	job->reserved = size;
 	/* A long wait: the walk may scout and read meanwhile. */
 	if (size > pf->opts->budget && pf->walk_waits && job == pf->head)
-		pthread_cond_broadcast(&pf->cond);
+		pthread_cond_broadcast(pf->cond);
 }
 
 /*
@@ -203,9 +219,9 @@ static int reserve(struct prefetch *pf, struct job *job, size_t size)
 
 	met_size(pf, size);
 	while ((room = room_for(pf, job, size)) == ROOM_WAIT &&
-	       !pf->stop && !job->dropped) {
+	       !pf->stop && !job->dropped && pf->pool->active == pf) {
 		pf->nr_over_budget++;
-		pthread_cond_wait(&pf->cond, &pf->mutex);
+		pthread_cond_wait(pf->cond, pf->mutex);
 		pf->nr_over_budget--;
 	}
 	if (room == ROOM_LEAVE)
@@ -258,60 +274,85 @@ static void read_job(struct job *job, git_odb *odb)
 	}
 }
 
-/* A worker runs `job`: the header, a wait for budget, the read. */
-static void run_job(struct worker *wk, struct job *job)
+/*
+ * A worker runs `job` of `pf`: the header, a wait for budget, the read.
+ * A job of a prefetch that a nested walk's took over from is left to
+ * its walk rather than wait for budget: only that walk frees it.
+ */
+static void run_job(struct worker *wk, struct prefetch *pf, struct job *job)
 {
-	struct prefetch *pf = wk->pf;
+	git_odb *odb = pf->odbs[wk->nr];
 	size_t size;
 	int stopped;
 
-	if (read_job_header(pf, wk->odb, job, &size)) {
+	if (read_job_header(pf, odb, job, &size)) {
 		set_big(job, size);
 		return;
 	}
-	pthread_mutex_lock(&pf->mutex);
-	stopped = reserve(pf, job, size) || pf->stop || job->dropped;
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
+	stopped = reserve(pf, job, size) || pf->stop || job->dropped ||
+		  pf->pool->active != pf;
+	pthread_mutex_unlock(pf->mutex);
 	if (!stopped)
-		read_job(job, wk->odb);
+		read_job(job, odb);
+}
+
+/* The prefetch with a job for a worker, or NULL.  Mutex held. */
+static struct prefetch *work_for(struct prefetch_pool *pool)
+{
+	struct prefetch *pf = pool->active;
+
+	return pf && !pf->stop && pf->todo ? pf : NULL;
+}
+
+/* `job` of `pf` is read: hand it over.  Called with the mutex held. */
+static void job_done(struct prefetch *pf, struct job *job)
+{
+	pf->nr_running--;
+	if (job->dropped) {
+		/* Off the queue already; its bytes go back. */
+		pf->reserved -= job->reserved;
+		job_free(job);
+		if (pf->nr_over_budget)
+			pthread_cond_broadcast(pf->cond);
+	} else {
+		job->state = JOB_DONE;
+		if (pf->walk_waits && job == pf->head)
+			pthread_cond_broadcast(pf->cond);
+	}
+	/* prefetch_free() waits for its last job. */
+	if (pf->stop && !pf->nr_running)
+		pthread_cond_broadcast(pf->cond);
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
-	struct prefetch *pf = wk->pf;
+	struct prefetch_pool *pool = wk->pool;
+	struct prefetch *pf;
 	struct job *job;
 
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(&pool->mutex);
 	for (;;) {
-		while (!pf->stop && !pf->todo) {
-			pf->nr_idle++;
-			pthread_cond_wait(&pf->cond, &pf->mutex);
-			pf->nr_idle--;
+		while (!pool->stop && !(pf = work_for(pool))) {
+			pool->nr_idle++;
+			pthread_cond_wait(&pool->cond, &pool->mutex);
+			pool->nr_idle--;
 		}
-		if (pf->stop)
+		if (pool->stop)
 			break;
 		job = pf->todo;
 		pf->todo = first_queued(job->next);
 		job->state = JOB_RUNNING;
-		pthread_mutex_unlock(&pf->mutex);
+		pf->nr_running++;
+		pthread_mutex_unlock(&pool->mutex);
 
-		run_job(wk, job);
+		run_job(wk, pf, job);
 
-		pthread_mutex_lock(&pf->mutex);
-		if (job->dropped) {
-			/* Off the queue already; its bytes go back. */
-			pf->reserved -= job->reserved;
-			job_free(job);
-			if (pf->nr_over_budget)
-				pthread_cond_broadcast(&pf->cond);
-		} else {
-			job->state = JOB_DONE;
-			if (pf->walk_waits && job == pf->head)
-				pthread_cond_broadcast(&pf->cond);
-		}
+		pthread_mutex_lock(&pool->mutex);
+		job_done(pf, job);
 	}
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_unlock(&pool->mutex);
 	return NULL;
 }
 
@@ -429,7 +470,7 @@ static void scout_upto(struct prefetch *pf, size_t max_ahead)
 	}
 	if (!nr)
 		return;
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
 	if (pf->tail)
 		pf->tail->next = first;
 	else
@@ -438,9 +479,9 @@ static void scout_upto(struct prefetch *pf, size_t max_ahead)
 	if (!pf->todo)
 		pf->todo = first;
 	pf->nr_queued += nr;
-	if (pf->nr_idle)
-		pthread_cond_broadcast(&pf->cond);
-	pthread_mutex_unlock(&pf->mutex);
+	if (pf->pool->nr_idle)
+		pthread_cond_broadcast(pf->cond);
+	pthread_mutex_unlock(pf->mutex);
 }
 
 static void scout(struct prefetch *pf)
@@ -484,9 +525,9 @@ static int walk_helps(struct prefetch *pf)
 	 * Only the walk frees queued jobs, so `job` stays valid while the
 	 * mutex is let go; a worker may take it meanwhile.
 	 */
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_unlock(pf->mutex);
 	big = read_job_header(pf, pf->odb, job, &size);
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
 	if (pf->todo != job)
 		return 1;
 	if (big) {
@@ -502,9 +543,9 @@ static int walk_helps(struct prefetch *pf)
 	job->state = JOB_RUNNING;
 	if (!big) {
 		claim(pf, job, size);
-		pthread_mutex_unlock(&pf->mutex);
+		pthread_mutex_unlock(pf->mutex);
 		read_job(job, pf->odb);
-		pthread_mutex_lock(&pf->mutex);
+		pthread_mutex_lock(pf->mutex);
 	}
 	job->state = JOB_DONE;
 	return 1;
@@ -524,7 +565,7 @@ static struct job *unqueue_head(struct prefetch *pf)
 	pf->nr_queued--;
 	/* A new head may now go past the budget. */
 	if (pf->nr_over_budget)
-		pthread_cond_broadcast(&pf->cond);
+		pthread_cond_broadcast(pf->cond);
 	return job;
 }
 
@@ -558,7 +599,7 @@ static void drop_head(struct prefetch *pf)
 	}
 	pf->reserved -= job->reserved;
 	if (job->reserved && pf->nr_over_budget)
-		pthread_cond_broadcast(&pf->cond);
+		pthread_cond_broadcast(pf->cond);
 	job_free(job);
 }
 
@@ -570,21 +611,21 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 
 	memset(out, 0, sizeof(*out));
 	/* The walk has freed the blob it took last. */
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
 	if (pf->held) {
 		pf->held = 0;
 		if (pf->nr_over_budget)
-			pthread_cond_broadcast(&pf->cond);
+			pthread_cond_broadcast(pf->cond);
 	}
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_unlock(pf->mutex);
 	for (;;) {
 		scout(pf);
-		pthread_mutex_lock(&pf->mutex);
+		pthread_mutex_lock(pf->mutex);
 		while (pf->head && !git_oid_equal(&pf->head->id, oid))
 			drop_head(pf);
 		if (pf->head)
 			break;
-		pthread_mutex_unlock(&pf->mutex);
+		pthread_mutex_unlock(pf->mutex);
 		if (pf->scout_done)
 			return 0;
 	}
@@ -606,7 +647,7 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 		if (running)
 			job->dropped = 1;	/* its worker frees it */
 		skip_workers(pf);
-		pthread_mutex_unlock(&pf->mutex);
+		pthread_mutex_unlock(pf->mutex);
 		if (!running)
 			job_free(job);
 		scout(pf);
@@ -614,21 +655,21 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	}
 	while (job->state != JOB_DONE) {
 		if (scout_while_waiting(pf)) {
-			pthread_mutex_unlock(&pf->mutex);
+			pthread_mutex_unlock(pf->mutex);
 			scout_upto(pf, pf->nr_queued + PREFETCH_REFILL_AT);
-			pthread_mutex_lock(&pf->mutex);
+			pthread_mutex_lock(pf->mutex);
 			continue;
 		}
 		if (walk_helps(pf))
 			continue;
 		pf->walk_waits = 1;
-		pthread_cond_wait(&pf->cond, &pf->mutex);
+		pthread_cond_wait(pf->cond, pf->mutex);
 		pf->walk_waits = 0;
 	}
 	pf->reserved -= job->reserved;
 	pf->held = job->reserved;
 	unqueue_head(pf);
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_unlock(pf->mutex);
 
 	if (job->error) {
 		error = ga_error_restore(job->error, job->message);
@@ -647,7 +688,7 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 
 void prefetch_reading(struct prefetch *pf, size_t size, int whole)
 {
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
 	met_size(pf, size);
 	/*
 	 * The workers skipped ahead, leaving the next few jobs to the walk,
@@ -658,7 +699,7 @@ void prefetch_reading(struct prefetch *pf, size_t size, int whole)
 		pf->todo = first_queued(pf->head);
 	if (whole)
 		pf->held = size;
-	pthread_mutex_unlock(&pf->mutex);
+	pthread_mutex_unlock(pf->mutex);
 }
 
 /* ---- setup ---- */
@@ -687,46 +728,102 @@ static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
 	return error;
 }
 
-int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
-		 const struct prefetch_options *opts)
+int prefetch_pool_new(struct prefetch_pool **out, int threads)
 {
-	struct prefetch *pf = ga_xcalloc(1, sizeof(*pf));
-	int i, nr = opts->threads;
-	int error = 0;
+	struct prefetch_pool *pool = ga_xcalloc(1, sizeof(*pool));
+	int i, nr = threads;
 
-	pf->opts = opts;
-	pf->odb = odb;
-	pthread_mutex_init(&pf->mutex, NULL);
-	pthread_cond_init(&pf->cond, NULL);
-	ga_buf_puts(&pf->rel, "");
-	if (push_frame(pf, opts->tree_id, 0) < 0)
-		pf->scout_done = 1;
-
+	pthread_mutex_init(&pool->mutex, NULL);
+	pthread_cond_init(&pool->cond, NULL);
 	if (nr > PREFETCH_MAX_THREADS)
 		nr = PREFETCH_MAX_THREADS;
 	if (nr < 1)
 		nr = 1;
-	pf->workers = ga_xcalloc((size_t)nr, sizeof(*pf->workers));
-	pf->nr_workers = nr;
+	pool->workers = ga_xcalloc((size_t)nr, sizeof(*pool->workers));
 	for (i = 0; i < nr; i++) {
-		struct worker *wk = &pf->workers[i];
+		struct worker *wk = &pool->workers[i];
 
-		wk->pf = pf;
-		if ((error = open_odb(&wk->odb, repo, odb, i)) < 0)
-			goto fail;
+		wk->pool = pool;
+		wk->nr = i;
 		if (pthread_create(&wk->thread, NULL, worker_main, wk))
 			break;
 		wk->started = 1;
+		pool->nr_workers++;
 	}
-	if (!pf->workers[0].started) {
-		error = ga_error_set("cannot start a thread");
-		goto fail;
+	if (!pool->nr_workers) {
+		prefetch_pool_free(pool);
+		return ga_error_set("cannot start a thread");
 	}
+	*out = pool;
+	return 0;
+}
+
+void prefetch_pool_free(struct prefetch_pool *pool)
+{
+	int i;
+
+	if (!pool)
+		return;
+	pthread_mutex_lock(&pool->mutex);
+	pool->stop = 1;
+	pthread_cond_broadcast(&pool->cond);
+	pthread_mutex_unlock(&pool->mutex);
+	for (i = 0; i < pool->nr_workers; i++)
+		pthread_join(pool->workers[i].thread, NULL);
+	free(pool->workers);
+	pthread_cond_destroy(&pool->cond);
+	pthread_mutex_destroy(&pool->mutex);
+	free(pool);
+}
+
+/* Make `pf` the prefetch the workers read for.  Mutex held. */
+static void push_active(struct prefetch *pf)
+{
+	pf->outer = pf->pool->active;
+	pf->pool->active = pf;
+	/* Workers waiting for budget of the outer one go idle. */
+	pthread_cond_broadcast(pf->cond);
+}
+
+/* Take `pf` off the stack of prefetches.  Mutex held. */
+static void pop_active(struct prefetch *pf)
+{
+	struct prefetch **p = &pf->pool->active;
+
+	while (*p && *p != pf)
+		p = &(*p)->outer;
+	if (*p)
+		*p = pf->outer;
+	pthread_cond_broadcast(pf->cond);
+}
+
+int prefetch_new(struct prefetch **out, struct prefetch_pool *pool,
+		 git_repository *repo, git_odb *odb,
+		 const struct prefetch_options *opts)
+{
+	struct prefetch *pf = ga_xcalloc(1, sizeof(*pf));
+	int i, error;
+
+	pf->opts = opts;
+	pf->odb = odb;
+	pf->pool = pool;
+	pf->mutex = &pool->mutex;
+	pf->cond = &pool->cond;
+	ga_buf_puts(&pf->rel, "");
+	if (push_frame(pf, opts->tree_id, 0) < 0)
+		pf->scout_done = 1;
+	pf->odbs = ga_xcalloc((size_t)pool->nr_workers, sizeof(*pf->odbs));
+	for (i = 0; i < pool->nr_workers; i++) {
+		if ((error = open_odb(&pf->odbs[i], repo, odb, i)) < 0) {
+			prefetch_free(pf);
+			return error;
+		}
+	}
+	pthread_mutex_lock(pf->mutex);
+	push_active(pf);
+	pthread_mutex_unlock(pf->mutex);
 	*out = pf;
 	return 0;
-fail:
-	prefetch_free(pf);
-	return error;
 }
 
 void prefetch_free(struct prefetch *pf)
@@ -735,24 +832,22 @@ void prefetch_free(struct prefetch *pf)
 
 	if (!pf)
 		return;
-	pthread_mutex_lock(&pf->mutex);
+	pthread_mutex_lock(pf->mutex);
 	pf->stop = 1;
-	pthread_cond_broadcast(&pf->cond);
-	pthread_mutex_unlock(&pf->mutex);
-	for (i = 0; i < pf->nr_workers; i++) {
-		if (pf->workers[i].started)
-			pthread_join(pf->workers[i].thread, NULL);
-		git_odb_free(pf->workers[i].odb);
-	}
-	free(pf->workers);
-	/* No worker runs now: every job is on the queue. */
+	pthread_cond_broadcast(pf->cond);
+	while (pf->nr_running)
+		pthread_cond_wait(pf->cond, pf->mutex);
+	pop_active(pf);
+	pthread_mutex_unlock(pf->mutex);
+	/* No worker reads for it now: every job is on the queue. */
+	for (i = 0; i < pf->pool->nr_workers; i++)
+		git_odb_free(pf->odbs[i]);
+	free(pf->odbs);
 	while (pf->head)
 		job_free(unqueue_head(pf));
 	while (pf->depth)
 		pop_frame(pf);
 	free(pf->frames);
 	ga_buf_release(&pf->rel);
-	pthread_cond_destroy(&pf->cond);
-	pthread_mutex_destroy(&pf->mutex);
 	free(pf);
 }

@@ -31,7 +31,6 @@ struct prefetch_options {
 	size_t hashsz;			/* bytes of an object id */
 	const struct pathspec *ps;	/* NULL: no pathspec */
 	uint64_t big_file_threshold;	/* larger blobs are streamed */
-	int threads;			/* workers, at least 1 */
 	/*
 	 * Bytes of blobs read ahead, or the largest blob met less this
 	 * when that is more (git holds that blob whole).  A blob above the budget that does not fit is left
@@ -49,14 +48,29 @@ struct prefetch_blob {
 };
 
 struct prefetch;
+struct prefetch_pool;
 
 /*
- * Start the workers for `repo`, scouting with the walk's `odb` (used
- * only on the calling thread).  `opts` and what it points to must
- * outlive the prefetch.  Returns 0, or GA_ERROR when no worker could be
- * started or a worker's object database could not be opened.
+ * Start `threads` workers (at least 1), shared by every walk of an
+ * archive: a submodule's walk nests in its superproject's, and the
+ * workers read for the innermost prefetch, so nested submodules add no
+ * threads.  Returns 0, or GA_ERROR when no worker could be started.
  */
-int prefetch_new(struct prefetch **out, git_repository *repo, git_odb *odb,
+int prefetch_pool_new(struct prefetch_pool **out, int threads);
+
+/* Stop and join the workers, after every prefetch of the pool is freed. */
+void prefetch_pool_free(struct prefetch_pool *pool);
+
+/*
+ * Have the workers of `pool` read ahead for a walk of `repo`, scouting
+ * with the walk's `odb` (used only on the calling thread), until this
+ * prefetch is freed; one started later (a nested walk's) takes them
+ * over meanwhile.  `opts` and what it points to must outlive the
+ * prefetch.  Returns 0, or GA_ERROR when a worker's object database
+ * could not be opened.
+ */
+int prefetch_new(struct prefetch **out, struct prefetch_pool *pool,
+		 git_repository *repo, git_odb *odb,
 		 const struct prefetch_options *opts);
 
 /*
@@ -87,7 +101,10 @@ void prefetch_reading(struct prefetch *pf, size_t size, int whole);
  */
 int prefetch_blob_unreadable(int code, const char *oid_hex);
 
-/* Stop and join the workers, drop what is queued.  NULL is fine. */
+/*
+ * Wait for the jobs workers are reading, drop what is queued and give
+ * the workers back to the prefetch active before.  NULL is fine.
+ */
 void prefetch_free(struct prefetch *pf);
 
 #endif

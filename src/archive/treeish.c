@@ -25,7 +25,9 @@
 #include "odb.h"
 #include "rawtree.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1016,7 +1018,10 @@ static int parse_digits(const char **p, int n, int *out)
 	return 0;
 }
 
-/* "+hhmm", "-hh:mm", "Z" or nothing (UTC), into seconds east of UTC. */
+/*
+ * "+hhmm", "-hh:mm", "Z" or nothing (UTC), into seconds east of UTC.
+ * Returns 0, -1 when it is no zone, -2 when it is out of range.
+ */
 static int parse_zone(const char **p, int *offset)
 {
 	const char *s = *p;
@@ -1045,15 +1050,36 @@ static int parse_zone(const char **p, int *offset)
 		return -1;
 	*offset = sign * (hh * 3600 + mm * 60);
 	*p = s;
-	return 0;
+	/* git ignores a zone this far out, taking the time as local. */
+	return hh >= 24 || mm >= 60 ? -2 : 0;
 }
+
+static int days_in_month(int y, int m)
+{
+	static const int days[] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return days[m - 1] + (m == 2 && leap);
+}
+
+/* Why a value of a form garchive reads is refused anyway. */
+#define WHY_YEAR	"git reads the years 1970 to 2099 only"
+#define WHY_DAY		"no such day"
+#define WHY_ZONE	"time zone out of range"
+#define WHY_EPOCH	"before 1970-01-01 00:00:00 UTC"
+#define WHY_LARGE	"too large"
 
 /*
  * "YYYY-MM-DD[ T]HH:MM[:SS][ zone]" or "YYYY-MM-DD" (midnight UTC).
+ * Returns 0, or -1 when `s` has another form, or when it is refused
+ * with *why set: git's date parser knows the years 1970 to 2099 only
+ * and would turn a day past the month's end into the next month.
  */
-static int parse_iso(int64_t *out, const char *s)
+static int parse_iso(int64_t *out, const char *s, const char **why)
 {
-	int y, mo, d, h = 0, mi = 0, sec = 0, zone = 0;
+	int y, mo, d, h = 0, mi = 0, sec = 0, zone = 0, error;
 
 	if (parse_digits(&s, 4, &y) < 0 || *s++ != '-' ||
 	    parse_digits(&s, 2, &mo) < 0 || *s++ != '-' ||
@@ -1070,18 +1096,49 @@ static int parse_iso(int64_t *out, const char *s)
 				return -1;
 		}
 	}
-	if (parse_zone(&s, &zone) < 0 || *s)
+	if ((error = parse_zone(&s, &zone)) == -1 || *s)
 		return -1;
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
 	    sec > 60)
 		return -1;
+	if (y < 1970 || y > 2099)
+		*why = WHY_YEAR;
+	else if (d > days_in_month(y, mo))
+		*why = WHY_DAY;
+	else if (error)
+		*why = WHY_ZONE;
+	if (*why)
+		return -1;
 	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
 	       zone;
+	if (*out < 0)
+		*why = WHY_EPOCH;
+	return *why ? -1 : 0;
+}
+
+/* "@<seconds>": any that fits, none clamped.  As parse_iso(). */
+static int parse_epoch(int64_t *out, const char *s, const char **why)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s[0] != '@' || !ga_isdigit((unsigned char)s[1]))
+		return -1;
+	errno = 0;
+	v = strtoull(s + 1, &end, 10);
+	if (*end)
+		return -1;
+	if (errno == ERANGE || v > INT64_MAX) {
+		*why = WHY_LARGE;
+		return -1;
+	}
+	*out = (int64_t)v;
 	return 0;
 }
 
 /* "N unit(s) ago", "now", "yesterday". */
-static int parse_relative(int64_t *out, const char *s, int64_t now)
+static int parse_relative(int64_t *out, const char *s, int64_t now,
+			  const char **why)
 {
 	static const struct { const char *name; int64_t secs; } units[] = {
 		{ "second", 1 }, { "minute", 60 }, { "hour", 3600 },
@@ -1099,8 +1156,11 @@ static int parse_relative(int64_t *out, const char *s, int64_t now)
 		*out = now - 86400;
 		return 0;
 	}
+	if (!ga_isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
 	n = strtol(s, &end, 10);
-	if (end == s || n < 0 || *end != ' ')
+	if (*end != ' ')
 		return -1;
 	s = end + 1;
 	for (i = 0; i < GA_ARRAY_SIZE(units); i++) {
@@ -1112,6 +1172,10 @@ static int parse_relative(int64_t *out, const char *s, int64_t now)
 			s++;
 		if (strcmp(s, " ago"))
 			return -1;
+		if (errno == ERANGE || n > now / units[i].secs) {
+			*why = WHY_EPOCH;
+			return -1;
+		}
 		*out = now - n * units[i].secs;
 		return 0;
 	}
@@ -1119,25 +1183,25 @@ static int parse_relative(int64_t *out, const char *s, int64_t now)
 }
 
 /*
- * git 2.40's --mtime goes through approxidate, which never fails and
- * turns what it cannot read into "now".  garchive reads the forms a
- * release script uses (an epoch "@N", ISO 8601 dates and times, "now",
- * "N units ago") and refuses anything else rather than silently
- * stamping the archive with the current time.
+ * git 2.40's --mtime goes through approxidate, which never fails: what
+ * it cannot read becomes "now", a year outside 1970..2099 or a zone of
+ * 24 hours or more is dropped for a guess, a day past the month's end
+ * is the next month's, and a time before 1970 wraps around (its
+ * timestamps are unsigned).  garchive reads the forms a release script
+ * uses (an epoch "@N", ISO 8601 dates and times, "now", "N units ago")
+ * and refuses anything else, and anything git would not take at face
+ * value, rather than stamp the archive with a time nobody asked for.
  */
 int treeish_parse_date(int64_t *out, const char *s, int64_t now)
 {
-	char *end;
+	const char *why = NULL;
 
-	if (s[0] == '@' && ga_isdigit((unsigned char)s[1])) {
-		long long v = strtoll(s + 1, &end, 10);
-
-		if (!*end) {
-			*out = v;
-			return 0;
-		}
-	} else if (parse_iso(out, s) == 0 || parse_relative(out, s, now) == 0) {
+	if (parse_epoch(out, s, &why) == 0 ||
+	    (!why && parse_iso(out, s, &why) == 0) ||
+	    (!why && parse_relative(out, s, now, &why) == 0))
 		return 0;
-	}
+	if (why)
+		return ga_error_set("invalid --mtime value: '%s' (%s)", s,
+				    why);
 	return ga_error_set("invalid --mtime value: '%s'", s);
 }

@@ -94,6 +94,8 @@ struct walk {
 	struct convert *conv;
 	struct subst *subst;
 	struct prefetch *pf;		/* NULL in serial mode */
+	struct prefetch_pool *pool;	/* its workers, or NULL */
+	struct prefetch_pool *own_pool;	/* the top walk's pool */
 	struct prefetch_options pf_opts;
 	uint64_t big_file_threshold;
 	size_t stream_above;		/* see walk_options.stream_large */

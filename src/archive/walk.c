@@ -27,6 +27,7 @@
 #include "rawtree.h"
 #include "subst.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -372,12 +373,37 @@ static int worker_count(int wanted, int cpus_taken)
 	return n > WALK_MAX_THREADS ? WALK_MAX_THREADS : (int)n;
 }
 
+/*
+ * Test hook (see t/README): with GARCHIVE_TEST_TASKS=<file>, each walk
+ * that starts reading ahead appends how many threads the process has,
+ * so that a test sees the count at every submodule level.
+ */
+static void note_threads_for_tests(void)
+{
+	const char *file = getenv("GARCHIVE_TEST_TASKS");
+	DIR *dir;
+	FILE *fp;
+	struct dirent *de;
+	int n = 0;
+
+	if (!file || !(dir = opendir("/proc/self/task")))
+		return;
+	while ((de = readdir(dir)))
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	if ((fp = fopen(file, "a"))) {
+		fprintf(fp, "%d\n", n);
+		fclose(fp);
+	}
+}
+
 static int start_prefetch(struct walk *w)
 {
 	int threads = worker_count(w->opts->threads,
 				   w->opts->cpus_taken_by_filter);
 	size_t budget = w->opts->reading_bound ? WALK_PREFETCH_BUDGET_READING
 					       : WALK_PREFETCH_BUDGET;
+	int error;
 
 	/*
 	 * A tar writer takes any file as a stream: the walk streams those
@@ -398,9 +424,19 @@ static int start_prefetch(struct walk *w)
 	w->pf_opts.hashsz = w->hashsz;
 	w->pf_opts.ps = w->ps;
 	w->pf_opts.big_file_threshold = w->big_file_threshold;
-	w->pf_opts.threads = threads;
 	w->pf_opts.budget = budget;
-	return prefetch_new(&w->pf, w->repo, w->odb, &w->pf_opts);
+	/* A submodule's walk borrows its superproject's workers. */
+	w->pool = w->opts->prefetch_pool;
+	if (!w->pool) {
+		if ((error = prefetch_pool_new(&w->own_pool, threads)) < 0)
+			return error;
+		w->pool = w->own_pool;
+	}
+	if ((error = prefetch_new(&w->pf, w->pool, w->repo, w->odb,
+				  &w->pf_opts)) < 0)
+		return error;
+	note_threads_for_tests();
+	return 0;
 }
 
 static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
@@ -955,9 +991,12 @@ static int enter_submodule(struct walk *w, struct frame *f)
 	struct held_gitlink h = f->gitlinks[0];
 	const struct walk_submodules *subs = w->opts->submodules;
 
+	struct walk_options opts = *w->opts;
+
 	memmove(f->gitlinks, f->gitlinks + 1,
 		--f->nr_gitlinks * sizeof(*f->gitlinks));
-	return subs->walk(&w->inner, &h.found, w->opts, subs->payload);
+	opts.prefetch_pool = w->pool;
+	return subs->walk(&w->inner, &h.found, &opts, subs->payload);
 }
 
 /*
@@ -1183,6 +1222,7 @@ void walk_free(struct walk *w)
 	ga_buf_release(&w->path);
 	ga_buf_release(&w->content);
 	prefetch_free(w->pf);
+	prefetch_pool_free(w->own_pool);
 	convert_free(w->conv);
 	subst_free(w->subst);
 	pathspec_free(w->ps);

@@ -24,7 +24,9 @@ int cmd_gzip(struct run *r)
 		fputs(gzip_command_usage(), stdout);
 		goto done;
 	}
-	error = gzip_command_run(&cmd, 1, &st);
+	/* gzip writes to a closed stdout and fails: so do we. */
+	error = gzip_command_run(&cmd, r->stdout_closed ? -1 : 1, &st,
+				 &r->exit_status);
 	if (!error && cmd.stats)
 		fprintf(stderr, "gzip stats: input %llu parsed %llu "
 			"speculated %llu used %llu resynced %llu "

@@ -272,9 +272,11 @@ int main(int argc, char **argv)
 {
 	struct run r;
 	int error, status = 0;
+	int stdout_closed = fcntl(1, F_GETFD) < 0;
 
 	sanitize_stdfds();
 	memset(&r, 0, sizeof(r));
+	r.stdout_closed = stdout_closed;
 	r.out.fd = 1;
 	ga_set_report_handler(report, NULL);
 	ga_set_oom_handler(out_of_memory);
@@ -350,7 +352,8 @@ int main(int argc, char **argv)
 		}
 		if (r.global.command == CLI_GZIP) {
 			/* As gzip: "<program>: <message>", status 1. */
-			diagnose("garchive gzip: ", ga_error_message());
+			if (error != GA_ESILENT)
+				diagnose("garchive gzip: ", ga_error_message());
 			status = 1;
 		} else {
 			status = report_failure(error, r.usage);

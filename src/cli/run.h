@@ -49,6 +49,7 @@ struct run {
 	char **sent_args;	/* the client's arguments */
 	size_t nr_sent_args;
 
+	int stdout_closed;	/* before sanitize_stdfds() opened it */
 	const char *self;	/* argv[0], to start ourselves again */
 	const char *usage;	/* usage text of a subcommand, or NULL */
 	int exit_status;	/* non-zero status of a successful run */

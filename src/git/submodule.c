@@ -23,6 +23,7 @@ struct level {
 	git_odb *odb;
 	git_oid tree_id;
 	char *path;		/* in the superproject: "" or "a/sub/" */
+	int depth;		/* 0 for the top, 1 for its submodules... */
 
 	/* Its .gitmodules: names and paths, read once. */
 	char **names, **paths;
@@ -231,6 +232,15 @@ static const char *module_name(struct level *l, const char *path)
 
 /* ---- finding the repository ---- */
 
+/*
+ * git has no limit of its own here (git archive does not recurse), but
+ * each level keeps its repository, object databases and read-ahead
+ * until the levels inside it are done: a chain of gitlinks (a submodule
+ * can be its own grand-child) must not take the machine's memory.
+ * Real projects nest a few levels.
+ */
+#define SUBMODULE_MAX_DEPTH	64
+
 /* Open `dir` as a repository holding `commit`; NULL otherwise. */
 static git_repository *open_with_commit(const char *dir,
 					const git_oid *commit)
@@ -327,6 +337,7 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 	char *full = ga_xstrfmt("%s%s", l->path, path);
 	char hex[GIT_OID_HEXSZ + 1];
 	size_t i;
+	int error;
 
 	for (i = 0; i < s->nr_answers; i++) {
 		a = &s->answers[i];
@@ -342,6 +353,13 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 	}
 
 	git_oid_tostr(hex, sizeof(hex), commit);
+	if (l->depth >= SUBMODULE_MAX_DEPTH) {
+		error = ga_error_set("submodule '%s': more than %d levels of "
+				     "nested submodules", full,
+				     SUBMODULE_MAX_DEPTH);
+		free(full);
+		return error;
+	}
 	repo = find_repo(l, path, commit);
 	GA_ALLOC_GROW(s->answers, s->nr_answers + 1, s->alloc_answers);
 	a = &s->answers[s->nr_answers++];
@@ -358,6 +376,7 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 	}
 	if (!(a->level = new_level(s, repo, commit, full)))
 		return GA_ERROR;
+	a->level->depth = l->depth + 1;
 	out->odb = a->level->odb;
 	git_oid_cpy(&out->tree_id, &a->level->tree_id);
 	out->level = a->level;

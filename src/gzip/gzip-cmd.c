@@ -110,6 +110,9 @@ static int apply(struct gzip_command *cmd, enum opt_id id, const char *v)
 	case OPT_FORCE:
 		cmd->force = 1;
 		break;
+	case OPT_QUIET:
+		cmd->quiet = 1;
+		break;
 	case OPT_HELP:
 		cmd->help = 1;
 		break;
@@ -122,7 +125,6 @@ static int apply(struct gzip_command *cmd, enum opt_id id, const char *v)
 		return parse_chunk_size(cmd, v);
 	case OPT_STDOUT:
 	case OPT_NO_NAME:
-	case OPT_QUIET:
 	case OPT_KEEP:
 		break;	/* what garchive gzip always does, or nothing */
 	}
@@ -183,8 +185,10 @@ static int parse_short(struct gzip_command *cmd, const char *arg)
 		switch (*p) {
 		case 'c':
 		case 'n':
-		case 'q':
 		case 'k':
+			break;
+		case 'q':
+			cmd->quiet = 1;
 			break;
 		case 'f':
 			cmd->force = 1;
@@ -298,27 +302,74 @@ static void add_stats(struct gzip_stats *to, const struct gzip_stats *s)
 	to->blocks += s->blocks;
 }
 
+/*
+ * Standard output as gzip writes to it: a failed write ends the run
+ * with "stdout: <reason>" (see gzip_command_run()), a reader that went
+ * away with SIGPIPE.
+ */
+struct stdout_sink {
+	struct sink base;
+	int fd;
+	int err;		/* errno of the failed write, or 0 */
+};
+
+static int stdout_write(struct sink *s, const void *buf, size_t len)
+{
+	struct stdout_sink *o = (struct stdout_sink *)s;
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(o->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE)
+			return ga_error_code(GA_EPIPE, "stdout: %s",
+					     strerror(errno));
+		if (n <= 0) {
+			o->err = n < 0 ? errno : ENOSPC;
+			return ga_error_errno(o->err, "stdout");
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int stdout_finish(struct sink *s)
+{
+	(void)s;
+	return 0;
+}
+
+static void stdout_free(struct sink *s)
+{
+	(void)s;
+}
+
 /* What one run carries from a file to the next. */
 struct run_state {
 	uint8_t *buf;		/* read buffer */
 	uint8_t *window;	/* gzip's buffer after the last file */
 	int have_window;
 	struct gzip_stats *stats;
+	struct stdout_sink out;
+	int status;		/* gzip's: 1 after an error, else 2 after a
+				   warning */
 };
 
-/* One gzip member: everything `in` has, compressed to `out_fd`. */
+/* One gzip member: everything `in` has, compressed to stdout. */
 static int compress_fd(const struct gzip_command *cmd, int in,
-		       const char *name, int out_fd, struct run_state *rs)
+		       const char *name, struct run_state *rs)
 {
-	struct sink *fd_sink = NULL, *gz = NULL;
+	struct sink *gz = NULL;
 	struct gzip_options opts = cmd->opts;
 	struct gzip_stats st;
 	uint8_t *buf = rs->buf;
 	int error;
 
 	opts.window = rs->have_window ? rs->window : NULL;
-	sink_open_fd(&fd_sink, out_fd);
-	if ((error = gzip_sink_open(&gz, &opts, fd_sink)) < 0)
+	if ((error = gzip_sink_open(&gz, &opts, &rs->out.base)) < 0)
 		return error;
 	for (;;) {
 		ssize_t n = read(in, buf, READ_BUF);
@@ -347,46 +398,92 @@ static int compress_fd(const struct gzip_command *cmd, int in,
 	return error;
 }
 
+/*
+ * gzip reads stdin only when it may: compressed data is not for a
+ * terminal (a file operand's output is written anyway, as gzip does).
+ */
+static int compress_stdin(const struct gzip_command *cmd,
+			  struct run_state *rs)
+{
+	if (!cmd->force && isatty(rs->out.fd))
+		return ga_error_set("compressed data not written to a "
+				    "terminal. Use -f to force compression.\n"
+				    "For help, type: garchive gzip -h");
+	return compress_fd(cmd, 0, "stdin", rs);
+}
+
+/*
+ * A problem with one operand, which gzip reports and goes on from:
+ * an error (status 1), or a warning (status 2 unless an error came
+ * before or comes after), which -q silences.
+ */
+static void operand_problem(struct run_state *rs, int warning, int quiet)
+{
+	if (!warning || !quiet)
+		ga_report(GA_REPORT_PLAIN, "garchive gzip: %s",
+			  ga_error_message());
+	ga_error_clear();
+	if (!warning)
+		rs->status = 1;
+	else if (!rs->status)
+		rs->status = 2;
+}
+
 static int compress_file(const struct gzip_command *cmd, const char *file,
-			 int out_fd, struct run_state *rs)
+			 struct run_state *rs)
 {
 	struct stat st;
 	int fd, error;
 
 	if (!strcmp(file, "-"))
-		return compress_fd(cmd, 0, "stdin", out_fd, rs);
+		return compress_stdin(cmd, rs);
 	fd = open(file, O_RDONLY);
-	if (fd < 0)
-		return ga_error_errno(errno, "%s", file);
+	if (fd < 0) {
+		ga_error_errno(errno, "%s", file);
+		operand_problem(rs, 0, cmd->quiet);
+		return 0;
+	}
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		return ga_error_set("%s is a directory", file);
+		ga_error_set("%s is a directory -- ignored", file);
+		operand_problem(rs, 1, cmd->quiet);
+		return 0;
 	}
-	error = compress_fd(cmd, fd, file, out_fd, rs);
+	error = compress_fd(cmd, fd, file, rs);
 	close(fd);
 	return error;
 }
 
 int gzip_command_run(const struct gzip_command *cmd, int out_fd,
-		     struct gzip_stats *stats)
+		     struct gzip_stats *stats, int *status)
 {
-	struct run_state rs = { NULL, NULL, 0, stats };
+	struct run_state rs;
 	size_t i;
 	int error = 0;
 
+	memset(&rs, 0, sizeof(rs));
+	rs.stats = stats;
+	rs.out.base.write = stdout_write;
+	rs.out.base.finish = stdout_finish;
+	rs.out.base.free = stdout_free;
+	rs.out.fd = out_fd;
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
-	if (!cmd->force && isatty(out_fd))
-		return ga_error_set("compressed data not written to a "
-				    "terminal. Use -f to force compression.\n"
-				    "For help, type: garchive gzip -h");
 	rs.buf = ga_xmalloc(READ_BUF);
 	rs.window = ga_xmalloc(GZIP_WINDOW_SIZE);
 	if (!cmd->files[0])
-		error = compress_fd(cmd, 0, "stdin", out_fd, &rs);
+		error = compress_stdin(cmd, &rs);
 	for (i = 0; cmd->files[i] && !error; i++)
-		error = compress_file(cmd, cmd->files[i], out_fd, &rs);
+		error = compress_file(cmd, cmd->files[i], &rs);
 	free(rs.buf);
 	free(rs.window);
+	/* gzip's write_error(): a blank line first, then the reason. */
+	if (error && rs.out.err) {
+		ga_error_clear();
+		ga_report(GA_REPORT_PLAIN, "\ngarchive gzip: stdout: %s",
+			  strerror(rs.out.err));
+		error = GA_ESILENT;
+	}
+	*status = rs.status;
 	return error;
 }
