@@ -70,4 +70,29 @@ test_expect_success 'a bare copy whose config has no core.bare' '
 	(cd mirror.git && test_same_as_git HEAD)
 '
 
+# A shallow clone's cut-off commits have no parents for git.
+test_expect_success 'shallow clone: a parent beyond the cut' '
+	git clone -q --depth=1 "file://$TRASH_DIRECTORY/r" shallow &&
+	cd shallow &&
+	for name in HEAD~1 HEAD^ HEAD~5 main~1 HEAD~1:sub HEAD^2
+	do
+		test_same_as_git "$name" &&
+		test "$actual_code" = 128 &&
+		test_cmp expect.err actual.err || return 1
+	done &&
+	grep "^fatal: not a valid object name: HEAD^2\$" actual.err &&
+	test_same_as_git HEAD^0 &&
+	test_same_as_git HEAD
+'
+
+test_expect_success 'shallow clone of depth 2' '
+	git clone -q --depth=2 "file://$TRASH_DIRECTORY/r" shallow2 &&
+	cd shallow2 &&
+	test_same_as_git HEAD~1 &&
+	test "$actual_code" = 0 &&
+	test_same_as_git HEAD~2 &&
+	test "$actual_code" = 128 &&
+	test_cmp expect.err actual.err
+'
+
 test_done
