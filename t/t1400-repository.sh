@@ -24,8 +24,10 @@ test_expect_success 'setup' '
 
 # git's discovery takes a directory that is a git directory as a bare
 # repository: no work tree, so no subdirectory to archive.
+# (The comparisons leave their files where they run: in a copy.)
 test_expect_success 'inside the git directory of a work tree' '
-	for dir in r/.git r/.git/refs r/.git/refs/heads r/.git/objects r/.git/logs
+	cp -R r w &&
+	for dir in w/.git w/.git/refs w/.git/refs/heads w/.git/objects w/.git/logs
 	do
 		(cd "$dir" && test_same_as_git HEAD &&
 		 test "$actual_code" = 0 &&
@@ -33,15 +35,15 @@ test_expect_success 'inside the git directory of a work tree' '
 	done &&
 	# GIT_DIR names the repository: the work tree is the current
 	# directory, or GIT_WORK_TREE
-	(cd r/.git && GIT_DIR=. && export GIT_DIR && test_same_as_git HEAD) &&
-	(cd r/.git/refs && GIT_DIR=.. && export GIT_DIR &&
+	(cd w/.git && GIT_DIR=. && export GIT_DIR && test_same_as_git HEAD) &&
+	(cd w/.git/refs && GIT_DIR=.. && export GIT_DIR &&
 	 test_same_as_git HEAD) &&
-	(cd r && GIT_DIR=.git && export GIT_DIR && test_same_as_git HEAD) &&
-	(cd r/sub/inner && GIT_DIR=../../.git && export GIT_DIR &&
+	(cd w && GIT_DIR=.git && export GIT_DIR && test_same_as_git HEAD) &&
+	(cd w/sub/inner && GIT_DIR=../../.git && export GIT_DIR &&
 	 test_same_as_git HEAD) &&
-	(cd r/sub && GIT_DIR=../.git GIT_WORK_TREE=.. &&
+	(cd w/sub && GIT_DIR=../.git GIT_WORK_TREE=.. &&
 	 export GIT_DIR GIT_WORK_TREE && test_same_as_git HEAD) &&
-	(GIT_DIR=r/.git && export GIT_DIR && test_same_as_git HEAD)
+	(GIT_DIR=w/.git && export GIT_DIR && test_same_as_git HEAD)
 '
 
 test_expect_success 'a bare copy whose config has no core.bare' '
@@ -93,6 +95,83 @@ test_expect_success 'shallow clone of depth 2' '
 	test_same_as_git HEAD~2 &&
 	test "$actual_code" = 128 &&
 	test_cmp expect.err actual.err
+'
+
+# partial_clones: two fresh blob-less clones of r, pc-git for git and
+# pc-ga for garchive (what one fetches the other must fetch too).
+partial_clones () {
+	rm -rf pc-git pc-ga &&
+	git clone -q --no-checkout --filter=blob:none \
+		"file://$TRASH_DIRECTORY/r" pc-git &&
+	git clone -q --no-checkout --filter=blob:none \
+		"file://$TRASH_DIRECTORY/r" pc-ga
+}
+
+# same_in_clones ARGS...: `git archive ARGS` in pc-git and `garchive
+# ARGS` in pc-ga exit alike and write the same stdout and stderr.
+same_in_clones () {
+	(cd pc-git && git archive "$@") >expect.out 2>expect.err
+	expect_code=$?
+	(cd pc-ga && garchive "$@") >actual.out 2>actual.err
+	actual_code=$?
+	same_code_as_git_ &&
+	test_cmp expect.err actual.err &&
+	test_cmp expect.out actual.out
+}
+
+# blobs_missing DIR: how many blobs of HEAD's tree DIR lacks.
+blobs_missing () {
+	git -C "$1" rev-list --objects --missing=print --no-walk HEAD |
+	grep -c "^?"
+}
+
+test_expect_success 'partial clone: missing blobs fetched as git fetches them' '
+	git -C r config uploadpack.allowFilter true &&
+	partial_clones &&
+	test "$(blobs_missing pc-ga)" = 3 &&
+	same_in_clones HEAD &&
+	test "$actual_code" = 0 &&
+	test "$(blobs_missing pc-ga)" = 0 &&
+	partial_clones &&
+	same_in_clones --format=zip HEAD~1:sub &&
+	test "$actual_code" = 0 &&
+	partial_clones &&
+	(cd pc-git && git archive HEAD) >expect.tar &&
+	(cd pc-ga && garchive --threads=8 HEAD) >actual.tar &&
+	test_cmp expect.tar actual.tar
+'
+
+test_expect_success 'partial clone: GIT_NO_LAZY_FETCH, as git 2.39' '
+	partial_clones &&
+	(
+		GIT_NO_LAZY_FETCH=1 && export GIT_NO_LAZY_FETCH &&
+		same_in_clones HEAD &&
+		test "$actual_code" = 128 &&
+		grep "^warning: lazy fetching disabled; some objects may not be available\$" actual.err &&
+		grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err &&
+		same_in_clones HEAD:sub/inner &&
+		GIT_NO_LAZY_FETCH=bogus && same_in_clones HEAD &&
+		test "$actual_code" = 128 &&
+		GIT_NO_LAZY_FETCH=0 && same_in_clones HEAD &&
+		test "$actual_code" = 0
+	) &&
+	test_must_be_empty actual.err
+'
+
+test_expect_success 'partial clone: the promisor remote is gone' '
+	partial_clones &&
+	git -C pc-git config remote.origin.url "$TRASH_DIRECTORY/gone" &&
+	git -C pc-ga config remote.origin.url "$TRASH_DIRECTORY/gone" &&
+	same_in_clones HEAD &&
+	test "$actual_code" = 128 &&
+	grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err &&
+	partial_clones &&
+	git -C pc-git config --unset remote.origin.promisor &&
+	git -C pc-ga config --unset remote.origin.promisor &&
+	git -C pc-git config extensions.partialClone origin &&
+	git -C pc-ga config extensions.partialClone origin &&
+	same_in_clones HEAD &&
+	test "$actual_code" = 0
 '
 
 test_done
