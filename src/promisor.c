@@ -10,10 +10,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libgit2.h"
+#include <git2/sys/odb_backend.h>
 
 struct promisors {
 	char **names;
@@ -308,4 +310,130 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
 	git_odb_free(m.odb);
 	free(m.ids);
 	return error;
+}
+
+/* ---- the lazy fetch of one object a read did not find ---- */
+
+struct promisor_backend {
+	git_odb_backend parent;
+	git_repository *repo;
+	pthread_mutex_t lock;
+	git_oid *tried;		/* fetched once each: never twice */
+	size_t nr_tried, alloc_tried;
+};
+
+/* Whether `id` was fetched before; notes it if not.  Under the lock. */
+static int tried_before(struct promisor_backend *b, const git_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_tried; i++)
+		if (git_oid_equal(&b->tried[i], id))
+			return 1;
+	GA_ALLOC_GROW(b->tried, b->nr_tried + 1, b->alloc_tried);
+	git_oid_cpy(&b->tried[b->nr_tried++], id);
+	return 0;
+}
+
+/*
+ * Fetch `id`, once: 0, or GA_ECORRUPT with git's fatal line in
+ * libgit2's error (how garchive's backends report what ends the run,
+ * see errors.h).
+ */
+static int lazy_fetch(struct promisor_backend *b, const git_oid *id)
+{
+	struct ga_config *cfg = NULL;
+	int error, tried;
+
+	pthread_mutex_lock(&b->lock);
+	tried = tried_before(b, id);
+	error = tried ? 0 : config_load(&cfg, b->repo, NULL, 0);
+	if (!tried && !error)
+		error = promisor_fetch(b->repo, cfg, id, 1);
+	config_free(cfg);
+	pthread_mutex_unlock(&b->lock);
+	if (error < 0) {
+		char *msg = ga_xstrfmt("fatal: %s", ga_error_message());
+
+		git_error_set_str(GIT_ERROR_ODB, msg);
+		free(msg);
+		return GA_ECORRUPT;
+	}
+	return 0;
+}
+
+/*
+ * After a fetch libgit2 refreshes the other backends and asks them
+ * again (the fetched pack is new to them): this one says "not found"
+ * either way, or ends the run when the fetch failed.  (It may not ask
+ * them itself: libgit2 holds the database's lock during a read.)
+ */
+static int backend_read(void **data, size_t *len, git_object_t *type,
+			git_odb_backend *backend, const git_oid *id)
+{
+	int error = lazy_fetch((struct promisor_backend *)backend, id);
+
+	(void)data;
+	(void)len;
+	(void)type;
+	return error < 0 ? error : GIT_ENOTFOUND;
+}
+
+static int backend_read_header(size_t *len, git_object_t *type,
+			       git_odb_backend *backend, const git_oid *id)
+{
+	return backend_read(NULL, len, type, backend, id);
+}
+
+/* Asking whether an object is there fetches nothing, as in git. */
+static int backend_exists(git_odb_backend *backend, const git_oid *id)
+{
+	(void)backend;
+	(void)id;
+	return 0;
+}
+
+static void backend_free(git_odb_backend *backend)
+{
+	struct promisor_backend *b = (struct promisor_backend *)backend;
+
+	pthread_mutex_destroy(&b->lock);
+	free(b->tried);
+	free(b);
+}
+
+int promisor_backend_add(git_odb *odb, git_repository *repo, int priority)
+{
+	struct promisor_backend *b;
+	struct promisors p = { 0 };
+	struct ga_config *cfg = NULL;
+	size_t nr = 0;
+	int error;
+
+	if ((error = config_load(&cfg, repo, NULL, 0)) == 0 &&
+	    (error = load_promisors(&p, cfg)) == 0)
+		nr = p.nr;
+	promisors_release(&p);
+	config_free(cfg);
+	/* A configuration that cannot be read is told later, as before. */
+	ga_error_clear();
+	if (!nr)
+		return 0;
+	b = ga_xcalloc(1, sizeof(*b));
+	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
+	b->parent.read = backend_read;
+	b->parent.read_header = backend_read_header;
+	b->parent.exists = backend_exists;
+	b->parent.free = backend_free;
+	b->repo = repo;
+	pthread_mutex_init(&b->lock, NULL);
+	/*
+	 * libgit2 asks every main backend before any alternate: as the
+	 * last alternate it comes after them all.
+	 */
+	if (git_odb_add_alternate(odb, &b->parent, priority) < 0) {
+		backend_free(&b->parent);
+		return ga_error_from_git("cannot open the object database");
+	}
+	return 0;
 }

@@ -40,4 +40,14 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
 int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
 		   const git_oid *ids, size_t nr);
 
+/*
+ * Add to `odb`, `repo`'s, a backend of the given (lowest) priority that
+ * a read reaches only when no other backend has the object: it fetches
+ * it with promisor_fetch(), once, and reads it again from the others,
+ * as git's object reading does (oid_object_info_extended()).  A
+ * repository without promisor remotes gets none.  Returns 0 or
+ * GA_ERROR.
+ */
+int promisor_backend_add(git_odb *odb, git_repository *repo, int priority);
+
 #endif

@@ -108,11 +108,13 @@ partial_clones () {
 }
 
 # same_in_clones ARGS...: `git archive ARGS` in pc-git and `garchive
-# ARGS` in pc-ga exit alike and write the same stdout and stderr.
+# ARGS` in pc-ga exit alike and write the same stdout and stderr (in
+# the same frozen second: archives of a tree carry "now").
 same_in_clones () {
-	(cd pc-git && git archive "$@") >expect.out 2>expect.err
+	test_clock_start
+	(cd pc-git && frozen git archive "$@") >expect.out 2>expect.err
 	expect_code=$?
-	(cd pc-ga && garchive "$@") >actual.out 2>actual.err
+	(cd pc-ga && frozen garchive "$@") >actual.out 2>actual.err
 	actual_code=$?
 	same_code_as_git_ &&
 	test_cmp expect.err actual.err &&
@@ -172,6 +174,31 @@ test_expect_success 'partial clone: the promisor remote is gone' '
 	git -C pc-ga config extensions.partialClone origin &&
 	same_in_clones HEAD &&
 	test "$actual_code" = 0
+'
+
+# A blob the archive reads from outside its tree, fetched alone.
+test_expect_success 'partial clone: a blob read from outside the tree' '
+	(
+		cd r &&
+		echo "New Name <author@example.com>" >.mailmap &&
+		echo "\$Format:%aN %H\$" >subst &&
+		echo "subst export-subst" >.gitattributes &&
+		git add .mailmap subst .gitattributes &&
+		test_tick &&
+		git commit -q -m mailmap &&
+		git rm -q .mailmap &&
+		test_tick &&
+		git commit -q -m "no mailmap"
+	) &&
+	partial_clones &&
+	(cd pc-git && git -c mailmap.blob=HEAD~1:.mailmap archive HEAD) \
+		>expect.tar 2>expect.err &&
+	(cd pc-ga && garchive -c mailmap.blob=HEAD~1:.mailmap HEAD) \
+		>actual.tar 2>actual.err &&
+	test_cmp expect.err actual.err &&
+	test_cmp expect.tar actual.tar &&
+	tar xOf actual.tar subst >subst &&
+	grep "^New Name " subst
 '
 
 test_done
