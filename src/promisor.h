@@ -34,7 +34,8 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
  * Fetch the objects `ids` that `repo` lacks from its promisor remotes,
  * as git's promisor_remote_get_direct(): one `git fetch` per remote until
  * all are there.  The one place a lazy fetch happens: call it where an
- * object is not found.  Returns 0 (also without promisor remotes) or
+ * object is not found (for several `ids`, not from inside a libgit2 read
+ * of `repo`'s objects: it looks at what arrived through them).  Returns 0 (also without promisor remotes) or
  * GA_ERROR as promisor_prefetch_tree().
  */
 int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
@@ -43,10 +44,10 @@ int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
 /*
  * Add to `odb`, `repo`'s, a backend of the given (lowest) priority that
  * a read reaches only when no other backend has the object: it fetches
- * it with promisor_fetch(), once, and reads it again from the others,
- * as git's object reading does (oid_object_info_extended()).  A
- * repository without promisor remotes gets none.  Returns 0 or
- * GA_ERROR.
+ * it with promisor_fetch(), once, and libgit2 then refreshes the others
+ * and reads it again, as git's object reading does
+ * (oid_object_info_extended()).  A repository without promisor remotes
+ * gets none.  Returns 0 or GA_ERROR.
  */
 int promisor_backend_add(git_odb *odb, git_repository *repo, int priority);
 

@@ -7,6 +7,7 @@
 #include "garchive/config.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
+#include "promisor.h"
 #include "rawtree.h"
 #include "safedir.h"
 
@@ -406,12 +407,17 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	if ((error = config_load(&l->config, repo, s->opts.config_overrides,
 				 s->opts.nr_config_overrides)) < 0)
 		goto fail;
+	/* A partial clone: the blobs it lacks, as for the superproject. */
+	if ((error = promisor_prefetch_tree(repo, l->config,
+					    &l->tree_id)) < 0)
+		goto fail;
 	l->attr_info = ga_xstrfmt("%sinfo/attributes",
 				  git_repository_commondir(repo));
 	GA_ALLOC_GROW(s->levels, s->nr_levels + 1, s->alloc_levels);
 	s->levels[s->nr_levels++] = l;
 	return l;
 fail:
+	config_free(l->config);
 	git_commit_free(c);
 	git_odb_free(l->odb);
 	free(l->path);

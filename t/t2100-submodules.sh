@@ -358,4 +358,25 @@ test_expect_success ROOT 'a submodule without work tree owned by nobody' '
 	grep "^libs/b/b.txt$" list
 '
 
+test_expect_success 'a submodule that is a partial clone: its blobs fetched' '
+	git -C b config uploadpack.allowFilter true &&
+	git init -q pcsuper &&
+	(
+		cd pcsuper &&
+		echo t >t &&
+		git clone -q --no-checkout --filter=blob:none \
+			"file://$TRASH_DIRECTORY/b" lb &&
+		git add t lb 2>/dev/null &&
+		test_tick &&
+		git commit -q -m pcsuper &&
+		test_expect_code 128 env GIT_NO_LAZY_FETCH=1 \
+			garchive --recurse-submodules HEAD >/dev/null 2>err &&
+		grep "^warning: lazy fetching disabled; some objects may not be available\$" err &&
+		garchive --recurse-submodules HEAD >../pc.tar
+	) &&
+	tar xOf pc.tar lb/b.txt >actual &&
+	git -C b show HEAD:b.txt >expect &&
+	test_cmp expect actual
+'
+
 test_done
