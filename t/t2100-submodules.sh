@@ -2,6 +2,9 @@
 test_description='--recurse-submodules archives submodules in place'
 . "$(dirname "$0")/lib.sh"
 
+# The ownership tests chown copies to nobody.
+test_lazy_prereq ROOT 'test "$(id -u)" = 0'
+
 # graft_commit COMMIT: a commit of COMMIT's tree in which every gitlink
 # is replaced, recursively, by its submodule's tree (objects borrowed
 # through alternates), with COMMIT's committer date: what git archive
@@ -350,6 +353,126 @@ test_expect_success '64 levels of submodules are archived, 65 are refused' '
 	p=$(printf "sub/%.0s" $(seq 65)) &&
 	echo "fatal: submodule '"'"'${p%/}'"'"': more than 64 levels of nested submodules" >expect &&
 	test_cmp expect err
+'
+
+# no_global_safe: a global configuration without lib.sh's
+# safe.directory=*, for git and garchive alike.
+no_global_safe () {
+	: >"$TRASH_DIRECTORY/plain.gitconfig" &&
+	GIT_CONFIG_GLOBAL=$TRASH_DIRECTORY/plain.gitconfig &&
+	export GIT_CONFIG_GLOBAL
+}
+
+# refused_in DIR ERR: ERR is what git says when run in DIR, a repository
+# that git does not trust: "detected dubious ownership" and its hint.
+refused_in () {
+	(cd "$1" && test_expect_code 128 git archive HEAD) >/dev/null 2>expect.err &&
+	grep "^fatal: detected dubious ownership in repository at '$1'\$" \
+		expect.err &&
+	test_cmp expect.err "$2"
+}
+
+test_expect_success 'a submodule git does not trust is refused, as git refuses it' '
+	GIT_TEST_ASSUME_DIFFERENT_OWNER=1 && export GIT_TEST_ASSUME_DIFFERENT_OWNER &&
+	test_when_finished "unset GIT_TEST_ASSUME_DIFFERENT_OWNER GIT_CONFIG_GLOBAL" &&
+	no_global_safe &&
+	cd super &&
+	top=$TRASH_DIRECTORY/super &&
+	test_expect_code 128 garchive -c safe.directory="$top" \
+		--recurse-submodules HEAD >out 2>err &&
+	test_must_be_empty out &&
+	refused_in "$top/libs/b" err &&
+	test_expect_code 128 garchive -c safe.directory="$top" \
+		--recurse-submodules=skip-missing HEAD >out 2>err &&
+	refused_in "$top/libs/b" err &&
+	garchive -c safe.directory=* --recurse-submodules HEAD >all.tar &&
+	GIT_CONFIG_COUNT=3 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$top" \
+	GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1="$top/libs/b" \
+	GIT_CONFIG_KEY_2=safe.directory GIT_CONFIG_VALUE_2="$top/sub" \
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	refused_in "$top/sub/inner" err &&
+	test_must_be_empty out
+'
+
+test_expect_success ROOT 'a submodule owned by nobody: refused, its filter never run' '
+	cp -R super foreign &&
+	test_when_finished "rm -rf \"$TRASH_DIRECTORY/foreign\"; unset GIT_CONFIG_GLOBAL" &&
+	no_global_safe &&
+	cd foreign &&
+	top=$TRASH_DIRECTORY/foreign &&
+	git --git-dir=.git/modules/old-b config filter.evil.smudge \
+		"touch \"$TRASH_DIRECTORY/ran\"; cat" &&
+	echo "* filter=evil" >.git/modules/old-b/info/attributes &&
+	garchive --recurse-submodules HEAD >/dev/null &&
+	test_path_is_file "$TRASH_DIRECTORY/ran" &&
+	rm "$TRASH_DIRECTORY/ran" &&
+	chown -R nobody .git/modules/old-b &&
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	test_must_be_empty out &&
+	test_path_is_missing "$TRASH_DIRECTORY/ran" &&
+	refused_in "$top/libs/b" err &&
+	# the superproject'"'"'s own config cannot vouch for it
+	git config safe.directory "*" &&
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	refused_in "$top/libs/b" err &&
+	test_path_is_missing "$TRASH_DIRECTORY/ran" &&
+	garchive -c safe.directory="$top/libs/b" --recurse-submodules HEAD \
+		>out &&
+	test_path_is_file "$TRASH_DIRECTORY/ran" &&
+	rm "$TRASH_DIRECTORY/ran" &&
+	chown -R root .git/modules/old-b &&
+	chown nobody libs/b/.git &&
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	refused_in "$top/libs/b" err &&
+	test_path_is_missing "$TRASH_DIRECTORY/ran" &&
+	chown root libs/b/.git &&
+	chown -R nobody .git/modules/sub/modules/inner &&
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	refused_in "$top/sub/inner" err
+'
+
+# Without a work tree to run in, the repository is named.
+test_expect_success ROOT 'a submodule without work tree owned by nobody' '
+	cp -R super foreign &&
+	test_when_finished "rm -rf \"$TRASH_DIRECTORY/foreign\"; unset GIT_CONFIG_GLOBAL" &&
+	no_global_safe &&
+	cd foreign &&
+	rm libs/b/.git &&
+	chown -R nobody .git/modules/old-b &&
+	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
+	cat >expect <<-EOF &&
+	fatal: detected dubious ownership in repository at '"'$TRASH_DIRECTORY/foreign/.git/modules/old-b'"'
+	To add an exception for this directory, call:
+
+	 	git config --global --add safe.directory $TRASH_DIRECTORY/foreign/.git/modules/old-b
+	EOF
+	sed "s/^ //" expect >expect.err &&
+	test_cmp expect.err err &&
+	garchive -c safe.directory="$TRASH_DIRECTORY/foreign/.git/modules/old-b" \
+		--recurse-submodules HEAD >out &&
+	tar tf out >list &&
+	grep "^libs/b/b.txt$" list
+'
+
+test_expect_success 'a submodule that is a partial clone: its blobs fetched' '
+	git -C b config uploadpack.allowFilter true &&
+	git init -q pcsuper &&
+	(
+		cd pcsuper &&
+		echo t >t &&
+		git clone -q --no-checkout --filter=blob:none \
+			"file://$TRASH_DIRECTORY/b" lb &&
+		git add t lb 2>/dev/null &&
+		test_tick &&
+		git commit -q -m pcsuper &&
+		test_expect_code 128 env GIT_NO_LAZY_FETCH=1 \
+			garchive --recurse-submodules HEAD >/dev/null 2>err &&
+		grep "^warning: lazy fetching disabled; some objects may not be available\$" err &&
+		garchive --recurse-submodules HEAD >../pc.tar
+	) &&
+	tar xOf pc.tar lb/b.txt >actual &&
+	git -C b show HEAD:b.txt >expect &&
+	test_cmp expect actual
 '
 
 test_done

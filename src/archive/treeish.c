@@ -22,6 +22,7 @@
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
+#include "commit.h"
 #include "odb.h"
 #include "rawtree.h"
 
@@ -160,7 +161,8 @@ static int parse_commit_links(struct resolver *rs, const git_oid *id,
 {
 	const char *p = data, *end = data + size;
 	git_oid tree, parent, *parents = NULL;
-	size_t nr = 0, alloc = 0;
+	size_t nr = 0, alloc = 0, i;
+	struct commit_grafts grafts = { 0 };
 	struct known *k;
 
 	if (size <= 5 + GIT_OID_HEXSZ + 1 || memcmp(p, "tree ", 5) ||
@@ -172,23 +174,37 @@ static int parse_commit_links(struct resolver *rs, const git_oid *id,
 		return parse_error("bad tree pointer %s in commit %s", &tree,
 				   id);
 	p += 5 + GIT_OID_HEXSZ + 1;
+	commit_grafts_load(&grafts, rs->repo, id);
 	while (end - p > 7 + GIT_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
 		if (end - p <= 7 + GIT_OID_HEXSZ + 1 ||
 		    hex_oid(&parent, p + 7) < 0 ||
 		    p[7 + GIT_OID_HEXSZ] != '\n') {
 			free(parents);
+			commit_grafts_release(&grafts);
 			return parse_error("bad parents in commit %s", id,
 					   NULL);
 		}
 		p += 7 + GIT_OID_HEXSZ + 1;
+		/* A graft or the shallow file replaces the parents. */
+		if (grafts.state != GRAFT_NONE)
+			continue;
 		if (learn(rs, &parent, GIT_OBJECT_COMMIT) < 0) {
 			free(parents);
+			commit_grafts_release(&grafts);
 			return parse_error("bad parent %s in commit %s",
 					   &parent, id);
 		}
 		GA_ALLOC_GROW(parents, nr + 1, alloc);
 		git_oid_cpy(&parents[nr++], &parent);
 	}
+	/* git skips a graft parent it cannot take as a commit. */
+	for (i = 0; i < grafts.nr; i++) {
+		if (learn(rs, &grafts.parents[i], GIT_OBJECT_COMMIT) < 0)
+			continue;
+		GA_ALLOC_GROW(parents, nr + 1, alloc);
+		git_oid_cpy(&parents[nr++], &grafts.parents[i]);
+	}
+	commit_grafts_release(&grafts);
 	k = find_known(rs, id);
 	free(k->parents);
 	git_oid_cpy(&k->next, &tree);

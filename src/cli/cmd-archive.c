@@ -12,6 +12,7 @@
 #include "garchive/remote.h"
 #include "garchive/sink.h"
 #include "progress.h"
+#include "promisor.h"
 #include "rawtree.h"
 #include "safedir.h"
 #include "submodule.h"
@@ -269,6 +270,10 @@ static int write_archive(struct run *r)
 		return error;
 	if (r->opts.recurse_submodules)
 		wo.submodules = open_submodules(r);
+	/* A partial clone: the blobs it lacks, in one fetch, as git. */
+	if ((error = promisor_prefetch_tree(r->repo, r->config,
+					    &r->treeish.tree_id)) < 0)
+		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
 		return error;
 

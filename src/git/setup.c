@@ -177,6 +177,52 @@ static int check_owner(git_repository *repo, char **dubious,
 	return error;
 }
 
+/* Whether the current directory is `gitdir` or below it. */
+static int cwd_inside(const char *gitdir)
+{
+	char cwd[PATH_MAX], real[PATH_MAX];
+	size_t len;
+
+	if (!getcwd(cwd, sizeof(cwd)) || !realpath(gitdir, real))
+		return 0;
+	len = strlen(real);
+	while (len > 1 && real[len - 1] == '/')
+		real[--len] = '\0';
+	return !strncmp(cwd, real, len) && (!cwd[len] || cwd[len] == '/');
+}
+
+/*
+ * git's discovery takes a directory that is itself a git directory as
+ * a bare repository (its setup_bare_git_dir()): run inside ".git", its
+ * refs/ or objects/, or in a mirror copy whose config says nothing of
+ * core.bare, there is no work tree unless GIT_WORK_TREE or
+ * core.worktree names one.  libgit2 goes by core.bare alone and takes
+ * the parent directory as the work tree, so reopen such a repository
+ * as bare.
+ */
+static int reopen_if_found_bare(git_repository **repo)
+{
+	git_repository *bare = NULL;
+	const char *worktree = getenv("GIT_WORK_TREE");
+	char *gitdir;
+	int error;
+
+	if (!git_repository_workdir(*repo) ||
+	    !cwd_inside(git_repository_path(*repo)) ||
+	    (worktree && *worktree) || has_core_worktree(*repo))
+		return 0;
+	gitdir = ga_xstrdup(git_repository_path(*repo));
+	error = git_repository_open_ext(&bare, gitdir,
+					GIT_REPOSITORY_OPEN_NO_SEARCH |
+					GIT_REPOSITORY_OPEN_BARE, NULL);
+	free(gitdir);
+	if (error < 0)
+		return open_failed();
+	git_repository_free(*repo);
+	*repo = bare;
+	return 0;
+}
+
 /*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
@@ -226,6 +272,8 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 			/* As outside one, its configuration unread. */
 			git_repository_free(*out);
 			*out = NULL;
+		} else if ((error = reopen_if_found_bare(out)) < 0) {
+			return error;
 		} else if (worktree && *worktree &&
 			   (error = set_workdir(*out, worktree)) < 0) {
 			return error;

@@ -7,11 +7,15 @@
 #include "garchive/config.h"
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
+#include "promisor.h"
 #include "rawtree.h"
+#include "safedir.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "libgit2.h"
 #include "sane-ctype.h"
@@ -268,14 +272,109 @@ static git_repository *open_with_commit(const char *dir,
 	return repo;
 }
 
-static git_repository *find_repo(struct level *l, const char *path,
-				 const git_oid *commit)
+/* ---- ownership ---- */
+
+/*
+ * The git directory that `worktree`/.git leads to (a directory, or a
+ * ".git" file's "gitdir: <path>", relative to the work tree), resolved;
+ * NULL when there is none.  *is_file says which.
+ */
+static char *worktree_gitdir(const char *worktree, int *is_file)
+{
+	char *dotgit = ga_xstrfmt("%s/.git", worktree), *target = NULL;
+	char *real = NULL;
+	struct ga_buf data = GA_BUF_INIT;
+	struct stat st;
+
+	*is_file = 0;
+	if (lstat(dotgit, &st) < 0)
+		goto done;
+	if (S_ISREG(st.st_mode)) {
+		*is_file = 1;
+		if (ga_buf_read_file(&data, dotgit) < 0 || data.len < 8 ||
+		    memcmp(data.ptr, "gitdir: ", 8)) {
+			ga_error_clear();
+			goto done;
+		}
+		target = ga_xstrndup(data.ptr + 8, data.len - 8);
+		target[strcspn(target, "\r\n")] = '\0';
+		if (*target != '/') {
+			char *rel = target;
+
+			target = ga_xstrfmt("%s/%s", worktree, rel);
+			free(rel);
+		}
+	} else {
+		target = ga_xstrdup(dotgit);
+	}
+	real = realpath(target, NULL);
+done:
+	free(target);
+	free(dotgit);
+	ga_buf_release(&data);
+	return real;
+}
+
+/*
+ * A submodule's repository is trusted as git trusts it when run in it
+ * (safedir.h): through its work tree <path> in the superproject's work
+ * tree when that leads to it - what git's discovery there checks and
+ * names - else as a bare repository.  Its configuration (filters) must
+ * not be read before, so a foreign one is refused with git's words.
+ */
+static int check_owner(struct submodules *s, struct level *l,
+		       const char *path, git_repository *repo)
+{
+	const char *workdir = git_repository_workdir(l->repo);
+	char *gitdir = realpath(git_repository_path(repo), NULL);
+	char *worktree = NULL, *found = NULL, *gitfile = NULL;
+	int is_file = 0, ok = 0, error;
+
+	if (!gitdir)
+		return ga_error_errno(errno, "cannot resolve '%s'",
+				      git_repository_path(repo));
+	if (workdir) {
+		char *dir = ga_xstrfmt("%s%s", workdir, path);
+
+		worktree = realpath(dir, NULL);
+		free(dir);
+	}
+	if (worktree)
+		found = worktree_gitdir(worktree, &is_file);
+	if (found && !strcmp(found, gitdir)) {
+		if (is_file)
+			gitfile = ga_xstrfmt("%s/.git", worktree);
+	} else {
+		free(worktree);
+		worktree = NULL;
+	}
+	error = safedir_check(&ok, s->opts.config_overrides,
+			      s->opts.nr_config_overrides, gitfile, worktree,
+			      gitdir);
+	if (!error && !ok)
+		error = safedir_refuse(worktree ? worktree : gitdir);
+	free(gitdir);
+	free(worktree);
+	free(found);
+	free(gitfile);
+	return error;
+}
+
+/*
+ * The repository of the submodule at `path` holding `commit`, in *out
+ * (NULL when none has it).  Returns 0 or an error: a repository that
+ * belongs to someone else is refused.
+ */
+static int find_repo(git_repository **out, struct submodules *s,
+		     struct level *l, const char *path, const git_oid *commit)
 {
 	const char *name = module_name(l, path);
 	const char *workdir = git_repository_workdir(l->repo);
 	git_repository *repo = NULL;
 	char *dir;
+	int error;
 
+	*out = NULL;
 	if (name) {
 		dir = ga_xstrfmt("%smodules/%s",
 				 git_repository_commondir(l->repo), name);
@@ -287,7 +386,12 @@ static git_repository *find_repo(struct level *l, const char *path,
 		repo = open_with_commit(dir, commit);
 		free(dir);
 	}
-	return repo;
+	if (repo && (error = check_owner(s, l, path, repo)) < 0) {
+		git_repository_free(repo);
+		return error;
+	}
+	*out = repo;
+	return 0;
 }
 
 static struct level *new_level(struct submodules *s, git_repository *repo,
@@ -313,12 +417,17 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	if ((error = config_load(&l->config, repo, s->opts.config_overrides,
 				 s->opts.nr_config_overrides)) < 0)
 		goto fail;
+	/* A partial clone: the blobs it lacks, as for the superproject. */
+	if ((error = promisor_prefetch_tree(repo, l->config,
+					    &l->tree_id)) < 0)
+		goto fail;
 	l->attr_info = ga_xstrfmt("%sinfo/attributes",
 				  git_repository_commondir(repo));
 	GA_ALLOC_GROW(s->levels, s->nr_levels + 1, s->alloc_levels);
 	s->levels[s->nr_levels++] = l;
 	return l;
 fail:
+	config_free(l->config);
 	git_commit_free(c);
 	git_odb_free(l->odb);
 	free(l->path);
@@ -360,7 +469,10 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 		free(full);
 		return error;
 	}
-	repo = find_repo(l, path, commit);
+	if ((error = find_repo(&repo, s, l, path, commit)) < 0) {
+		free(full);
+		return error;
+	}
 	GA_ALLOC_GROW(s->answers, s->nr_answers + 1, s->alloc_answers);
 	a = &s->answers[s->nr_answers++];
 	a->path = full;

@@ -5,6 +5,7 @@
 #include "garchive/common.h"
 #include "loose.h"
 #include "pack-stream.h"
+#include "promisor.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -729,6 +730,7 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report)
 		name[--len] = '\0';
 	shown = ga_xstrfmt("%s/objects", name);
 	if ((error = odb_open(&odb, objects, shown, report)) == 0 &&
+	    (error = promisor_backend_add(odb, repo, 0)) == 0 &&
 	    git_repository_set_odb(repo, odb) < 0)
 		error = ga_error_from_git("cannot open the object database");
 	git_odb_free(odb);
