@@ -246,6 +246,44 @@ fails_as_git () {
 	test_cmp expect actual
 }
 
+# is_prefix SHORT LONG: the bytes of SHORT start LONG.
+is_prefix () {
+	head -c "$(wc -c <"$1")" "$2" >prefix.cmp &&
+	cmp "$1" prefix.cmp
+}
+
+# writes_as_git CODE ARGS...: git and garchive, with 1 and 8 threads,
+# exit CODE with the same diagnostics, and garchive writes what git
+# wrote before it stopped: the same tar bytes (git reads a blob below
+# core.bigFileThreshold whole before it writes a byte of its entry, and
+# writes whole 10240-byte blocks), and with tgz a prefix of git'"'"'s bytes
+# (git'"'"'s gzip -cn ends the stream of what it was given; garchive
+# stops its compressor).
+writes_as_git () {
+	wg_code=$1 &&
+	shift &&
+	for fmt in tar tgz
+	do
+		test_expect_code $wg_code bounded git \
+			-c tar.tgz.command="gzip -cn" archive --format=$fmt "$@" \
+			>git.out 2>git.err &&
+		diagnostics git.err >expect &&
+		for n in 1 8
+		do
+			test_expect_code $wg_code bounded garchive --threads=$n \
+				--format=$fmt "$@" >ga.out 2>ga.err &&
+			diagnostics ga.err >actual &&
+			test_cmp expect actual &&
+			if test $fmt = tar
+			then
+				cmp git.out ga.out
+			else
+				is_prefix ga.out git.out
+			fi || return 1
+		done
+	done
+}
+
 test_expect_success 'damaged deflate data in the blob: git'"'"'s line, 255' '
 	for how in "flip 1500000 4" "flip 200 4" "cut 1000000 1000" \
 		"keep 20" "keep 3000941"
@@ -255,7 +293,8 @@ test_expect_success 'damaged deflate data in the blob: git'"'"'s line, 255' '
 			cd damaged &&
 			fails_as_git 255 HEAD &&
 			fails_as_git 255 --format=zip HEAD &&
-			grep "^error: inflate: data stream error (" ga.err
+			grep "^error: inflate: data stream error (" ga.err &&
+			writes_as_git 255 HEAD
 		) || return 1
 	done
 '
@@ -266,7 +305,8 @@ test_expect_success 'a pack cut inside the blob: git'"'"'s line, 128' '
 	fails_as_git 128 HEAD &&
 	fails_as_git 128 --format=zip HEAD &&
 	echo "fatal: offset beyond end of packfile (truncated pack?)" >expect &&
-	test_cmp expect actual
+	test_cmp expect actual &&
+	writes_as_git 128 HEAD
 '
 
 # git 2.39 archives such a blob cut or long and exits 0; garchive
