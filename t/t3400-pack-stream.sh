@@ -401,7 +401,8 @@ test_expect_success 'damage in a streamed blob git reads whole: its words, 128' 
 		(
 			cd damaged &&
 			fails_as_git 128 HEAD &&
-			grep "^fatal: " ga.err
+			grep "^fatal: " ga.err &&
+			writes_as_git 128 HEAD
 		) || return 1
 	done
 '
@@ -423,7 +424,26 @@ f.seek(5000000)
 f.write(bytes(16))
 " "$f" &&
 		fails_as_git 128 HEAD &&
-		grep "^error: corrupt loose object" ga.err
+		grep "^error: corrupt loose object" ga.err &&
+		writes_as_git 128 HEAD
+	)
+'
+
+# Before the damaged blob, git has written the entries of the files in
+# front of it, as far as whole 10240-byte blocks go.
+test_expect_success 'damage after 27 kB of entries: the blocks git wrote' '
+	(
+		cd loose &&
+		for i in 1 2 3 4 5 6 7 8 9
+		do
+			random_file a$i 3000 $i || return 1
+		done &&
+		git add . &&
+		test_tick &&
+		git commit -q -m front &&
+		writes_as_git 128 HEAD &&
+		test_expect_code 128 git archive HEAD >git.out 2>/dev/null &&
+		test -s git.out
 	)
 '
 
