@@ -464,4 +464,66 @@ test_expect_success 'an entry header saying 2^60: "bad object header", 128' '
 	)
 '
 
+# git'"'"'s t5000 "generate tar with huge size": a loose blob whose header
+# says 64 GiB, cut short after megabytes of zeros.  git streams it (it
+# is above core.bigFileThreshold) and dies of SIGPIPE once its reader
+# has taken 4096 bytes and gone; it does not read the object through.
+test_expect_success 'setup: a loose blob that says 64 GiB, cut short' '
+	git init -q huge &&
+	(
+		cd huge &&
+		obj=$(python3 -c "
+import hashlib, os, zlib
+z = zlib.compressobj()
+data = z.compress(b\"blob 68719476737\\0\" + bytes(4 << 20))
+data += z.flush(zlib.Z_SYNC_FLUSH)
+oid = hashlib.sha1(data).hexdigest()
+os.makedirs(\".git/objects/\" + oid[:2], exist_ok=True)
+open(\".git/objects/%s/%s\" % (oid[:2], oid[2:]), \"wb\").write(data)
+print(oid)
+") &&
+		git update-index --add --cacheinfo 100644,$obj,huge &&
+		test_tick &&
+		git commit -q -m huge
+	)
+'
+
+test_expect_success 'a 64 GiB loose blob cut short: streamed, SIGPIPE as git' '
+	(
+		cd huge &&
+		{
+			git archive HEAD
+			echo $? >git.code
+		} | head -c 4096 >git.tar &&
+		echo 141 >expect &&
+		test_cmp expect git.code &&
+		for n in 1 8
+		do
+			{
+				garchive --threads=$n HEAD
+				echo $? >ga.code
+			} | head -c 4096 >ga.tar &&
+			test_cmp expect ga.code &&
+			cmp git.tar ga.tar || return 1
+		done
+	)
+'
+
+# Read to its end, git 2.39 stops with status 255 and says nothing;
+# garchive tells the damage, having written what git wrote.
+test_expect_success 'the same read through: 128, git'"'"'s bytes' '
+	(
+		cd huge &&
+		test_expect_code 255 bounded git archive HEAD >git.out 2>git.err &&
+		test -s git.out &&
+		for n in 1 8
+		do
+			test_expect_code 128 bounded garchive --threads=$n HEAD \
+				>ga.out 2>ga.err &&
+			cmp git.out ga.out &&
+			grep "^fatal: loose object .* is corrupt$" ga.err || return 1
+		done
+	)
+'
+
 test_done
