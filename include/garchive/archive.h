@@ -116,6 +116,12 @@ struct archive_writer {
 	int (*add)(struct archive_writer *w, struct archive_entry *entry);
 	/* Write the trailer / central directory.  May fail. */
 	int (*finish)(struct archive_writer *w);
+	/*
+	 * The entries stop short (the next one could not be read): write
+	 * what git has written when it dies there, of the entries added
+	 * so far, and no more.  NULL when the writer holds nothing back.
+	 */
+	int (*abandon)(struct archive_writer *w);
 	/* Release; never writes.  Safe on NULL and after failures. */
 	void (*free)(struct archive_writer *w);
 };

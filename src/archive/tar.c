@@ -26,8 +26,12 @@
 #define TAR_BLOCK_SIZE		(20 * USTAR_RECORD)
 /* Bodies at least this large go straight to the sink. */
 #define TAR_DIRECT_WRITE	(64 * 1024)
-#define TAR_BUFFER_SIZE		(256 * 1024)
-#define TAR_STREAM_CHUNK	(256 * 1024)
+#define TAR_BUFFER_SIZE		(25 * TAR_BLOCK_SIZE)
+/*
+ * git streams a blob in reads of one block and writes each read whole:
+ * the chunk is a whole number of blocks (see emit_stream()).
+ */
+#define TAR_STREAM_CHUNK	(25 * TAR_BLOCK_SIZE)
 
 /* The largest values the octal fields hold (11 digits). */
 #define TAR_MAX_SIZE		077777777777ULL
@@ -52,32 +56,51 @@ struct tar_writer {
 	size_t buf_len;
 };
 
+/*
+ * Write the whole blocks the buffer holds and keep the rest.  Only whole
+ * blocks are ever written (the trailer ends on a block), so that what
+ * has left garchive when a run dies is at most what git, which writes
+ * each block as it fills, has written; and when a run dies, this
+ * writes what git had written (the rest is git's unwritten block).
+ */
 static int flush_buffer(struct tar_writer *tw)
 {
+	size_t len = tw->buf_len - tw->buf_len % TAR_BLOCK_SIZE;
 	int error;
 
-	if (!tw->buf_len)
+	if (!len)
 		return 0;
-	error = tw->sink->write(tw->sink, tw->buf, tw->buf_len);
-	tw->buf_len = 0;
+	error = tw->sink->write(tw->sink, tw->buf, len);
+	memmove(tw->buf, tw->buf + len, tw->buf_len - len);
+	tw->buf_len -= len;
 	return error;
 }
 
-/* Append bytes to the output, through the buffer or directly. */
+/*
+ * Append bytes to the output, through the buffer, or the whole blocks
+ * of a large body directly once the buffer ends on a block.
+ */
 static int emit(struct tar_writer *tw, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	int error;
 
 	tw->offset += len;
-	if (len >= TAR_DIRECT_WRITE) {
-		if ((error = flush_buffer(tw)) < 0)
-			return error;
-		return tw->sink->write(tw->sink, p, len);
-	}
 	while (len) {
 		size_t n = TAR_BUFFER_SIZE - tw->buf_len;
 
+		if (len >= TAR_DIRECT_WRITE && !(tw->buf_len % TAR_BLOCK_SIZE)) {
+			if ((error = flush_buffer(tw)) < 0)
+				return error;
+			n = len - len % TAR_BLOCK_SIZE;
+			if ((error = tw->sink->write(tw->sink, p, n)) < 0)
+				return error;
+			p += n;
+			len -= n;
+			continue;
+		}
+		if (len >= TAR_DIRECT_WRITE)
+			n = TAR_BLOCK_SIZE - tw->buf_len % TAR_BLOCK_SIZE;
 		if (n > len)
 			n = len;
 		memcpy(tw->buf + tw->buf_len, p, n);
@@ -248,29 +271,59 @@ static int tar_mode(uint32_t *out, char *typeflag, uint32_t mode,
 	return -1;
 }
 
+/*
+ * Fill `chunk` with the next `want` bytes of `e`'s stream.  *fill says
+ * how many it holds, also when the read fails.
+ */
+static int fill_chunk(struct archive_entry *e, unsigned char *chunk,
+		      size_t want, size_t *fill)
+{
+	size_t got;
+	int error;
+
+	for (*fill = 0; *fill < want; *fill += got) {
+		/* git's reads: a block each, from the start of the blob. */
+		size_t cap = TAR_BLOCK_SIZE - *fill % TAR_BLOCK_SIZE;
+
+		if (cap > want - *fill)
+			cap = want - *fill;
+		if ((error = e->stream->read(e->stream, chunk + *fill, cap,
+					     &got)) < 0)
+			return error;
+		if (!got)
+			return ga_error_code(GA_EARCHIVE, "cannot stream blob %s",
+					     e->oid_hex);
+	}
+	return 0;
+}
+
+/*
+ * git reads a stream a block at a time and writes each whole read, so
+ * a read that fails leaves the blocks before it written and its own
+ * bytes unwritten: the same here, the blocks counted from the start of
+ * the blob.  A write that fails is git's failure before any later read.
+ */
 static int emit_stream(struct tar_writer *tw, struct archive_entry *e)
 {
 	unsigned char *chunk = ga_xmalloc(TAR_STREAM_CHUNK);
 	uint64_t left = e->size;
-	int error = 0;
+	int error = 0, werror;
 
-	while (left) {
+	while (left && !error) {
 		size_t want = left < TAR_STREAM_CHUNK ? (size_t)left
 						      : TAR_STREAM_CHUNK;
-		size_t got;
+		size_t fill;
 
-		if ((error = e->stream->read(e->stream, chunk, want, &got)) < 0)
-			goto done;
-		if (!got) {
-			error = ga_error_code(GA_EARCHIVE,
-					      "cannot stream blob %s",
-					      e->oid_hex);
+		if ((error = fill_chunk(e, chunk, want, &fill)) < 0)
+			fill -= fill % TAR_BLOCK_SIZE;
+		if ((werror = emit(tw, chunk, fill)) < 0) {
+			error = werror;
 			goto done;
 		}
-		if ((error = emit(tw, chunk, got)) < 0)
-			goto done;
-		left -= got;
+		left -= fill;
 	}
+	if (error < 0 && (werror = flush_buffer(tw)) < 0)
+		error = werror;
 done:
 	free(chunk);
 	return error;
@@ -368,6 +421,12 @@ static int tar_finish(struct archive_writer *w)
 	return flush_buffer(tw);
 }
 
+/* The entries stop short: what git has written then (flush_buffer()). */
+static int tar_abandon(struct archive_writer *w)
+{
+	return flush_buffer((struct tar_writer *)w);
+}
+
 static void tar_free(struct archive_writer *w)
 {
 	struct tar_writer *tw = (struct tar_writer *)w;
@@ -412,6 +471,7 @@ int tar_writer_new(struct archive_writer **out, struct sink *sink,
 
 	tw->base.add = tar_add;
 	tw->base.finish = tar_finish;
+	tw->base.abandon = tar_abandon;
 	tw->base.free = tar_free;
 	tw->sink = sink;
 	tw->args = args;

@@ -764,18 +764,65 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 	return 1;
 }
 
+/* What a stream is read through in, to check it (see stream_reads()). */
+#define WALK_CHECK_CHUNK	((size_t)64 << 10)
+
+/*
+ * Whether blob `oid` reads through to its end as a stream: 1, 0 when it
+ * is to be read whole instead (it cannot be streamed, or zlib refused
+ * it, which git's whole read words otherwise: see whole_read_error()),
+ * or the error, in the words the whole read has for it.  Nothing is
+ * held but one chunk, so memory stays bounded.
+ */
+static int stream_reads(struct walk *w, const git_oid *oid)
+{
+	struct odb_stream *s = NULL;
+	unsigned char *chunk;
+	git_object_t type;
+	size_t len, n;
+	int error;
+
+	if ((error = odb_stream_open(&s, &len, &type, w->odb, oid)) < 0) {
+		if (error == GA_ECORRUPT)
+			return error;
+		git_error_clear();
+		ga_error_clear();
+		return 0;
+	}
+	chunk = ga_xmalloc(WALK_CHECK_CHUNK);
+	do {
+		error = odb_stream_read(s, chunk, WALK_CHECK_CHUNK, &n);
+	} while (!error && n);
+	free(chunk);
+	odb_stream_free(s);
+	if (error == GA_EARCHIVE) {
+		ga_error_clear();
+		return 0;
+	}
+	return error < 0 ? error : 1;
+}
+
 /*
  * Stream blob `oid` of `size` bytes (see walk_options.stream_large) when
  * no conversion can change it: the bytes are those of reading it whole.
  * Returns 1 if it did, 0 if the blob is to be read, or an error.
+ *
+ * git reads such a blob whole before it writes any byte of its entry,
+ * so damage in it leaves the entry unwritten, header and all.  The
+ * stream is read through once first, keeping nothing (see
+ * stream_reads()): damage fails the entry before its header, in the
+ * words of git's whole read.  A second inflate of the blob is the price
+ * of bounded memory.
  */
 static int stream_unconverted(struct walk *w, const git_oid *oid,
 			      size_t size)
 {
-	int identity;
+	int identity, checked;
 
 	if ((identity = content_unconverted(w)) <= 0)
 		return identity;
+	if ((checked = stream_reads(w, oid)) <= 0)
+		return checked;
 	/* Damage seen at once is told by the whole read that follows. */
 	if (open_stream(w, oid, size) < 0) {
 		ga_error_clear();

@@ -199,7 +199,20 @@ static int write_entries(struct run *r, const struct run_pipeline *p)
 			return error;
 		run_count_entry(r, entry);
 	}
-	return error == GA_ITEROVER ? 0 : error;
+	if (error == GA_ITEROVER)
+		return 0;
+	/*
+	 * Write what git has written when it meets the same entry, so that
+	 * the output is git's as far as git got.  git writes those bytes
+	 * before it reads the entry: a write that fails is its failure.
+	 */
+	if (r->writer->abandon) {
+		int werror = r->writer->abandon(r->writer);
+
+		if (werror < 0)
+			return werror;
+	}
+	return error;
 }
 
 int run_write_pipeline(struct run *r, struct sink *sink,

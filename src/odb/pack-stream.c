@@ -186,8 +186,9 @@ static int pack_usable(int fd, uint64_t *pack_size, uint32_t nr,
 /*
  * The entry header at `at`: the type in bits 4-6 of the first byte, the
  * size in base-128 little-endian digits.  Returns the type (0 when the
- * header cannot be read or its size does not fit in 64 bits) and sets
- * *size and *data, where the compressed data starts.
+ * header cannot be read, -1 when it goes on past where git stops, which
+ * is its "bad object header") and sets *size and *data, where the
+ * compressed data starts.
  */
 static int entry_header(int fd, uint64_t at, uint64_t pack_size,
 			uint64_t *size, uint64_t *data)
@@ -203,7 +204,10 @@ static int entry_header(int fd, uint64_t at, uint64_t pack_size,
 		return 0;
 	v = h[0] & 15;
 	while (h[i] & 0x80) {
-		if (++i == len || (shift > 57 && (h[i] & 0x7f) >> (64 - shift)))
+		/* git reads no digit that could shift past 64 bits. */
+		if (shift > 64 - 7)
+			return -1;
+		if (++i == len)
 			return 0;
 		v |= (uint64_t)(h[i] & 0x7f) << shift;
 		shift += 7;
@@ -222,7 +226,8 @@ static const git_object_t object_types[] = {
 
 /*
  * Try the pack whose index is `dir`/`name`: 1 with the stream set up,
- * 0 when it does not hold the object whole.
+ * 0 when it does not hold the object whole, GA_ECORRUPT when the entry
+ * header is one git calls bad.
  */
 static int try_pack(struct pack_stream *s, uint64_t *size, git_object_t *type,
 		    const char *dir, const char *name, const char *shown,
@@ -255,6 +260,13 @@ static int try_pack(struct pack_stream *s, uint64_t *size, git_object_t *type,
 	if (pack_usable(fd, &pack_size, nr, checksum) && offset >= 12 &&
 	    offset < pack_size - RAWSZ)
 		kind = entry_header(fd, offset, pack_size, &len, &data);
+	if (kind < 0) {
+		close(fd);
+		return ga_error_code(GA_ECORRUPT, "bad object header\nfatal: "
+				     "packed object %s (stored in %s/pack/%.*s"
+				     ".pack) is corrupt", git_oid_tostr_s(id),
+				     shown, (int)base, name);
+	}
 	if (kind < PACK_COMMIT || kind > PACK_TAG || len > SIZE_MAX - 1) {
 		close(fd);
 		return 0;
@@ -293,7 +305,7 @@ int pack_stream_open(struct pack_stream **out, uint64_t *size,
 
 	*out = NULL;
 	s->fd = -1;
-	while (dir && !found && (de = readdir(dir))) {
+	while (dir && found == 0 && (de = readdir(dir))) {
 		size_t len = strlen(de->d_name);
 
 		if (len > 4 && !strcmp(de->d_name + len - 4, ".idx"))
@@ -303,9 +315,9 @@ int pack_stream_open(struct pack_stream **out, uint64_t *size,
 	if (dir)
 		closedir(dir);
 	free(dirpath);
-	if (!found) {
+	if (found <= 0) {
 		pack_stream_free(s);
-		return GA_ENOTFOUND;
+		return found < 0 ? found : GA_ENOTFOUND;
 	}
 	git_oid_tostr(s->hex, sizeof(s->hex), id);
 	if (inflateInit(&s->zs) != Z_OK) {

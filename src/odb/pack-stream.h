@@ -24,7 +24,12 @@
  *
  *	fatal: offset beyond end of packfile (truncated pack?)
  *
- * when the stream runs into the pack's trailing checksum, as git dies.
+ * when the stream runs into the pack's trailing checksum, as git dies,
+ * and, for an entry header whose size goes on past 60 bits (git reads
+ * no further digit), before anything is given:
+ *
+ *	error: bad object header
+ *	fatal: packed object <id> (stored in <pack>) is corrupt
  */
 #ifndef GARCHIVE_PACK_STREAM_H
 #define GARCHIVE_PACK_STREAM_H
