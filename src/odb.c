@@ -63,6 +63,11 @@ static void *backend_alloc(void *ctx, size_t len)
 	return git_odb_backend_data_alloc(ctx, len);
 }
 
+static void backend_release(void *ctx, void *data)
+{
+	git_odb_backend_data_free(ctx, data);
+}
+
 static int store_read(void **data, size_t *len, git_object_t *type,
 		      git_odb_backend *backend, const git_oid *id)
 {
@@ -70,9 +75,10 @@ static int store_read(void **data, size_t *len, git_object_t *type,
 	enum ga_obj_type t = GA_OBJ_NONE;
 	int error;
 
+	struct ga_store_alloc a = { backend_alloc, backend_release, backend };
+
 	from_git_oid(&oid, id);
-	error = ga_store_read(store_of(backend), &oid, backend_alloc, backend,
-			      data, len, &t);
+	error = ga_store_read(store_of(backend), &oid, &a, data, len, &t);
 	*type = (git_object_t)t;
 	return backend_code(error);
 }

@@ -366,25 +366,17 @@ static int copy_op(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
-/* Append `n` bytes to the result, growing it with what the ops make. */
-static void put(struct ga_buf *res, const unsigned char *src, size_t n)
+/*
+ * Check the ops from `d` to `end` against a base of `base_len` bytes and
+ * a result of `want`: each copy inside the base, each insert inside the
+ * delta, and exactly `want` bytes made.  Returns 0 or an
+ * enum ga_delta_error.
+ */
+static int check_ops(const unsigned char *d, const unsigned char *end,
+		     size_t base_len, uint64_t want)
 {
-	ga_buf_put(res, src, n);
-}
+	uint64_t left = want;
 
-int ga_delta_apply(unsigned char **out, size_t *out_len,
-		   const unsigned char *base, size_t base_len,
-		   const unsigned char *delta, size_t delta_len)
-{
-	const unsigned char *d = delta, *end = delta + delta_len;
-	struct ga_buf res = GA_BUF_INIT;
-	uint64_t want, left;
-
-	if (delta_len < DELTA_SIZE_MIN || ga_delta_size(&d, end, &want) < 0 ||
-	    want != base_len || ga_delta_size(&d, end, &want) < 0 ||
-	    want > SIZE_MAX - 1)
-		return GA_DELTA_BAD_SIZE;
-	left = want;
 	while (d < end) {
 		unsigned char cmd = *d++;
 
@@ -393,27 +385,54 @@ int ga_delta_apply(unsigned char **out, size_t *out_len,
 
 			if (copy_op(&d, end, cmd, &off, &len) < 0 ||
 			    off + len > base_len || len > left)
-				goto bad;
-			put(&res, base + off, (size_t)len);
+				return GA_DELTA_WILD;
 			left -= len;
 		} else if (cmd) {
 			if (cmd > left || cmd > (size_t)(end - d))
-				goto bad;
-			put(&res, d, cmd);
+				return GA_DELTA_WILD;
 			d += cmd;
 			left -= cmd;
 		} else {
-			ga_buf_release(&res);
 			return GA_DELTA_OPCODE_0;
 		}
 	}
-	if (left)
-		goto bad;
-	if (!res.ptr)
-		ga_buf_grow(&res, 1);
-	*out = (unsigned char *)ga_buf_detach(&res, out_len);
+	return left ? GA_DELTA_WILD : 0;
+}
+
+int ga_delta_apply(unsigned char **out, size_t *out_len,
+		   const unsigned char *base, size_t base_len,
+		   const unsigned char *delta, size_t delta_len)
+{
+	const unsigned char *d = delta, *end = delta + delta_len;
+	unsigned char *res, *o;
+	uint64_t want;
+	int error;
+
+	if (delta_len < DELTA_SIZE_MIN || ga_delta_size(&d, end, &want) < 0 ||
+	    want != base_len || ga_delta_size(&d, end, &want) < 0 ||
+	    want > SIZE_MAX - 1)
+		return GA_DELTA_BAD_SIZE;
+	/* The ops are checked first: `want` is then what they make. */
+	if ((error = check_ops(d, end, base_len, want)) < 0)
+		return error;
+	o = res = ga_xmalloc((size_t)want + 1);
+	while (d < end) {
+		unsigned char cmd = *d++;
+
+		if (cmd & 0x80) {
+			uint64_t off, len;
+
+			copy_op(&d, end, cmd, &off, &len);
+			memcpy(o, base + off, (size_t)len);
+			o += len;
+		} else {
+			memcpy(o, d, cmd);
+			d += cmd;
+			o += cmd;
+		}
+	}
+	*o = '\0';
+	*out = res;
+	*out_len = (size_t)want;
 	return 0;
-bad:
-	ga_buf_release(&res);
-	return GA_DELTA_WILD;
 }

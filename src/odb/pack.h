@@ -166,8 +166,8 @@ enum ga_delta_error {
  * delta names must be base_len, every copy must lie inside the base and
  * the ops must make exactly the result size it names.  Returns 0 with
  * *out (malloc'd, with a NUL after it) and *out_len, or an
- * enum ga_delta_error.  The result buffer grows with the bytes the ops
- * make, not with the size named.
+ * enum ga_delta_error.  The ops are checked before the result is
+ * allocated, so its size is what they make, not only a number named.
  */
 int ga_delta_apply(unsigned char **out, size_t *out_len,
 		   const unsigned char *base, size_t base_len,

@@ -774,12 +774,46 @@ static int look_up(struct ga_store *s, const struct ga_oid *id,
 
 struct whole_read {
 	struct lookup l;
-	ga_store_alloc_fn alloc;
-	void *ctx;
+	const struct ga_store_alloc *a;
 	void **data;
 	size_t *len;
 	enum ga_obj_type *type;
 };
+
+/*
+ * An object stored whole (most blobs of a tree git packed) is inflated
+ * right into the caller's buffer.  Returns 0, 1 when damaged, an error
+ * git dies of, or 2 when the entry is a delta or a cached base.
+ */
+static int whole_entry(struct whole_read *r, struct ga_store *s,
+		       struct pack *p, uint64_t offset, struct ga_buf *why)
+{
+	struct entry_head h;
+	unsigned char *data;
+	int error;
+
+	pthread_mutex_lock(&s->lock);
+	error = cache_find(s, p, offset) != NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (error)
+		return 2;
+	if ((error = read_head(s, p, offset, &h, why)) != 0)
+		return error;
+	if (h.type >= GA_OBJ_OFS_DELTA)
+		return 2;
+	if (!size_possible(p, h.data, h.size))
+		return 1;
+	data = r->a->alloc(r->a->ctx, (size_t)h.size + 1);
+	if ((error = inflate_entry(s, p, h.data, data, h.size, why)) != 0) {
+		r->a->release(r->a->ctx, data);
+		return error;
+	}
+	data[h.size] = '\0';
+	*r->data = data;
+	*r->len = (size_t)h.size;
+	*r->type = h.type;
+	return 0;
+}
 
 static int whole_packed(struct lookup *l, struct ga_store *s, struct pack *p,
 			uint64_t offset, struct ga_buf *why)
@@ -787,14 +821,17 @@ static int whole_packed(struct lookup *l, struct ga_store *s, struct pack *p,
 	struct whole_read *r = (struct whole_read *)l;
 	unsigned char *obj;
 	size_t obj_len;
-	int error = unpack_entry(s, p, offset, &obj, &obj_len, r->type);
+	int error = whole_entry(r, s, p, offset, why);
 
+	if (error != 2)
+		return error;
+	error = unpack_entry(s, p, offset, &obj, &obj_len, r->type);
 	if (error) {
 		ga_buf_put(why, obj, obj_len);
 		free(obj);
 		return error;
 	}
-	*r->data = r->alloc(r->ctx, obj_len + 1);
+	*r->data = r->a->alloc(r->a->ctx, obj_len + 1);
 	memcpy(*r->data, obj, obj_len + 1);
 	*r->len = obj_len;
 	free(obj);
@@ -813,11 +850,11 @@ static int whole_loose(struct lookup *l, git_odb_backend *b,
 }
 
 int ga_store_read(struct ga_store *s, const struct ga_oid *id,
-		  ga_store_alloc_fn alloc, void *ctx, void **data,
-		  size_t *len, enum ga_obj_type *type)
+		  const struct ga_store_alloc *a, void **data, size_t *len,
+		  enum ga_obj_type *type)
 {
-	struct whole_read r = { { whole_packed, whole_loose }, alloc, ctx,
-				data, len, type };
+	struct whole_read r = { { whole_packed, whole_loose }, a, data, len,
+				type };
 
 	return look_up(s, id, &r.l);
 }

@@ -49,16 +49,20 @@ void ga_store_free(struct ga_store *s);
 /* How messages name the first directory. */
 const char *ga_store_shown(const struct ga_store *s);
 
-/* Allocates the buffer of a whole object (libgit2's allocator). */
-typedef void *(*ga_store_alloc_fn)(void *ctx, size_t len);
+/* Where the buffer of a whole object comes from (libgit2's allocator). */
+struct ga_store_alloc {
+	void *(*alloc)(void *ctx, size_t len);
+	void (*release)(void *ctx, void *data);
+	void *ctx;
+};
 
 /*
- * Read object `id` whole: *data (from `alloc`, with a NUL after it),
- * *len, *type.  Returns 0, GA_ENOTFOUND, GA_ECORRUPT or GA_ERROR.
+ * Read object `id` whole: *data (from `a`, with a NUL after it), *len,
+ * *type.  Returns 0, GA_ENOTFOUND, GA_ECORRUPT or GA_ERROR.
  */
 int ga_store_read(struct ga_store *s, const struct ga_oid *id,
-		  ga_store_alloc_fn alloc, void *ctx, void **data,
-		  size_t *len, enum ga_obj_type *type);
+		  const struct ga_store_alloc *a, void **data, size_t *len,
+		  enum ga_obj_type *type);
 
 /* Type and size of `id`, as git's oid_object_info(). */
 int ga_store_read_header(struct ga_store *s, const struct ga_oid *id,

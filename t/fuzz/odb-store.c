@@ -94,11 +94,20 @@ static const char *objects_dir(void)
 	return dir;
 }
 
+static void plain_release(void *ctx, void *data)
+{
+	(void)ctx;
+	free(data);
+}
+
 static void *plain_alloc(void *ctx, size_t len)
 {
 	(void)ctx;
 	return ga_xmalloc(len);
 }
+
+static const struct ga_store_alloc plain = { plain_alloc, plain_release,
+					     NULL };
 
 /* Read id `i` every way the archive does. */
 static void read_all_ways(struct ga_store *s, const struct ga_oid *id)
@@ -113,7 +122,7 @@ static void read_all_ways(struct ga_store *s, const struct ga_oid *id)
 
 	error = ga_store_read_header(s, id, &len, &type);
 	FUZZ_CHECK(!error || error == GA_ENOTFOUND || error == GA_ECORRUPT);
-	error = ga_store_read(s, id, plain_alloc, NULL, &data, &len, &type);
+	error = ga_store_read(s, id, &plain, &data, &len, &type);
 	FUZZ_CHECK(!error || error == GA_ENOTFOUND || error == GA_ECORRUPT);
 	free(data);
 	error = ga_store_stream_open(&st, s, id, &ssize, &type);

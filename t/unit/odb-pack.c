@@ -162,11 +162,20 @@ static void test_entry_header(void)
 	   "a base at or before the start of the pack is refused");
 }
 
+static void plain_release(void *ctx, void *data)
+{
+	(void)ctx;
+	free(data);
+}
+
 static void *plain_alloc(void *ctx, size_t len)
 {
 	(void)ctx;
 	return malloc(len);
 }
+
+static const struct ga_store_alloc plain = { plain_alloc, plain_release,
+					     NULL };
 
 /* Every object of the repository `r` read through the store is git's. */
 static void test_store_against_git(const char *dir, const char *format)
@@ -209,8 +218,8 @@ static void test_store_against_git(const char *dir, const char *format)
 					   "git cat-file $(git cat-file -t %.*s) %.*s",
 					   r, (int)ga_hash_hexsz(algo), p,
 					   (int)ga_hash_hexsz(algo), p);
-			if (ga_store_read(s, &id, plain_alloc, NULL, &got,
-					  &got_len, &type) == 0 &&
+			if (ga_store_read(s, &id, &plain, &got, &got_len,
+					  &type) == 0 &&
 			    ga_store_read_header(s, &id, &hsize, &type) == 0 &&
 			    hsize == got_len &&
 			    got_len == want_len && !memcmp(got, want, got_len))
