@@ -607,6 +607,196 @@ test_expect_success 'truncated pack: the blob is missing, 255, as git' '
 	fails_like_git_once 255 --format=zip HEAD
 '
 
+# ---- one look-up in git's order: damaged copies and their fallback ----
+
+# A pack holding the big blob and the small one, their loose copies
+# kept: git looks in the packs first and, when a packed copy is
+# damaged, says why and reads the next copy (issue 26).
+test_expect_success 'setup: packed copies beside loose ones' '
+	cp -R repo twice &&
+	(
+		cd twice &&
+		printf "%s\n" $big $blob |
+		git pack-objects -q .git/objects/pack/pack >/dev/null &&
+		git verify-pack -v .git/objects/pack/*.idx >../twice.list &&
+		test -f "$(loose . $big)" && test -f "$(loose . $blob)"
+	) &&
+	big_at=$(awk -v oid=$big "\$1 == oid { print \$5 }" twice.list) &&
+	blob_at=$(awk -v oid=$blob "\$1 == oid { print \$5 }" twice.list) &&
+	test -n "$big_at" && test -n "$blob_at"
+'
+
+# set_entry_size PACK OFFSET DELTA: the entry header at OFFSET claims
+# DELTA bytes more (or less), in as many bytes as before.
+set_entry_size () {
+	chmod u+w "$1" &&
+	python3 - "$@" <<-\EOF
+	import sys
+	p, at, delta = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+	d = bytearray(open(p, "rb").read())
+	c = d[at]; t = (c >> 4) & 7; size = c & 15; shift = 4; n = 1
+	while c & 0x80:
+	    c = d[at + n]; size |= (c & 0x7f) << shift; shift += 7; n += 1
+	new = size + delta
+	out = bytearray(); c = (t << 4) | (new & 15); new >>= 4
+	while new:
+	    out.append(c | 0x80); c = new & 0x7f; new >>= 7
+	out.append(c)
+	assert len(out) == n
+	d[at:at + n] = out
+	open(p, "wb").write(d)
+	EOF
+}
+
+# set_idx_word IDX WHAT N VALUE: in a v2 index of SHA-1 ids, the fan-out
+# entries that hold the count (WHAT=count) or the 4-byte offset of
+# object N (WHAT=offset) become VALUE.
+set_idx_word () {
+	chmod u+w "$1" &&
+	python3 - "$@" <<-\EOF
+	import struct, sys
+	p, what, n, val = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0)
+	d = bytearray(open(p, "rb").read())
+	nr = struct.unpack(">I", d[8 + 1020:8 + 1024])[0]
+	if what == "count":
+	    for i in range(256):
+	        if struct.unpack(">I", d[8 + 4 * i:12 + 4 * i])[0] == nr:
+	            d[8 + 4 * i:12 + 4 * i] = struct.pack(">I", val)
+	else:
+	    at = 8 + 1024 + nr * 24 + 4 * n
+	    d[at:at + 4] = struct.pack(">I", val)
+	open(p, "wb").write(d)
+	EOF
+}
+
+# archives_like_git ARGS...: git and garchive (1 and 8 threads) exit 0
+# with the same bytes and the same diagnostics.
+archives_like_git () {
+	git archive "$@" >git.out 2>git.err &&
+	diagnostics git.err >expect &&
+	for n in 1 8
+	do
+		bounded garchive --threads=$n "$@" >ga.out 2>ga.err &&
+		test_cmp git.out ga.out &&
+		diagnostics ga.err >actual &&
+		test_cmp expect actual || return 1
+	done
+}
+
+test_expect_success 'a pack entry one byte short beside a good loose copy: git'"'"'s bytes, 0' '
+	rm -rf shortentry &&
+	cp -R twice shortentry &&
+	set_entry_size $(ls shortentry/.git/objects/pack/*.pack) $big_at -1 &&
+	(
+		cd shortentry &&
+		archives_like_git HEAD &&
+		test_cmp ../packed.tar ga.out &&
+		archives_like_git --format=zip HEAD &&
+		test_must_be_empty actual
+	)
+'
+
+test_expect_success 'a damaged loose copy beside a good pack: the pack serves, as git' '
+	rm -rf badloose &&
+	cp -R twice badloose &&
+	(
+		cd badloose &&
+		for o in $big $blob
+		do
+			chmod u+w "$(loose . $o)" &&
+			echo garbage >"$(loose . $o)" || return 1
+		done &&
+		archives_like_git HEAD &&
+		test_cmp ../packed.tar ga.out &&
+		archives_like_git --format=zip HEAD &&
+		test_must_be_empty actual &&
+		git -c core.bigFileThreshold=1000 archive HEAD >git.out &&
+		garchive -c core.bigFileThreshold=1000 HEAD >ga.out &&
+		test_cmp git.out ga.out
+	)
+'
+
+test_expect_success 'a damaged pack entry of a small blob beside a good loose copy: error: inflate, then git'"'"'s archive' '
+	rm -rf badentry &&
+	cp -R twice badentry &&
+	flip_bytes $(ls badentry/.git/objects/pack/*.pack) $((blob_at + 2)) 2 &&
+	(
+		cd badentry &&
+		archives_like_git HEAD &&
+		test_cmp ../packed.tar ga.out &&
+		grep "^error: inflate: data stream error" actual &&
+		archives_like_git --format=zip HEAD
+	)
+'
+
+test_expect_success 'a pack index whose object count is 0x7fffffff: git'"'"'s lines and status, never a crash' '
+	rm -rf hugeidx &&
+	cp -R twice hugeidx &&
+	set_idx_word $(ls hugeidx/.git/objects/pack/*.idx) count 0 0x7fffffff &&
+	rm -f "$(loose hugeidx $big)" &&
+	(
+		cd hugeidx &&
+		fails_like_git_once 255 HEAD &&
+		grep "^error: wrong index v2 file size in .git/objects/pack/pack-.*\.idx$" ga.err &&
+		test_expect_code 255 garchive --threads=8 HEAD >/dev/null 2>t8.err &&
+		diagnostics t8.err >t8.diag &&
+		test_cmp expect t8.diag
+	)
+'
+
+# The offsets in twice.list are sorted by id: $big is object 0 or 1.
+big_nth () {
+	if test $big \< $blob
+	then
+		echo 0
+	else
+		echo 1
+	fi
+}
+
+test_expect_success 'an index offset beyond the end of the packfile: fatal, 128, as git' '
+	rm -rf faroff &&
+	cp -R twice faroff &&
+	set_idx_word $(ls faroff/.git/objects/pack/*.idx) offset $(big_nth) 0x7ffffff0 &&
+	(
+		cd faroff &&
+		fails_like_git 128 HEAD &&
+		grep "^fatal: offset beyond end of packfile (truncated pack?)$" ga.err &&
+		test_expect_code 128 garchive --threads=8 HEAD >/dev/null 2>t8.err &&
+		diagnostics t8.err >t8.diag &&
+		test_cmp expect t8.diag
+	)
+'
+
+test_expect_success 'an index offset to a bad place in the pack, no other copy: git'"'"'s lines, 128' '
+	for off in 5 $((blob_at + 3)) 0x80000005
+	do
+		rm -rf badoff &&
+		cp -R twice badoff &&
+		rm -f "$(loose badoff $big)" &&
+		set_idx_word $(ls badoff/.git/objects/pack/*.idx) offset $(big_nth) $off &&
+		(
+			cd badoff &&
+			fails_like_git 128 HEAD &&
+			test_expect_code 128 garchive --threads=8 HEAD >/dev/null 2>t8.err &&
+			diagnostics t8.err >t8.diag &&
+			test_cmp expect t8.diag
+		) || return 1
+	done
+'
+
+test_expect_success 'an index offset to a bad place in the pack beside a good loose copy: as git' '
+	rm -rf badoffloose &&
+	cp -R twice badoffloose &&
+	set_idx_word $(ls badoffloose/.git/objects/pack/*.idx) offset $(big_nth) 5 &&
+	(
+		cd badoffloose &&
+		archives_like_git HEAD &&
+		test_cmp ../packed.tar ga.out &&
+		grep "^error: unknown object type 0 at offset 5 in .git/objects/pack/pack-.*\.pack$" actual
+	)
+'
+
 test_expect_success PERMS 'objects directory not readable: 128' '
 	cp -R repo noaccess &&
 	chown -R nobody noaccess 2>/dev/null;

@@ -4,13 +4,13 @@
  * garchive assembles each object database itself instead of letting
  * libgit2 open it: libgit2 1.5's loose-object reader spins forever on an
  * object cut short (libgit2 issue 7342) and corrupts its heap on a
- * header that lies about the size, and any read anywhere (revparse,
- * commit lookup, the walk, export-subst, the upload-archive server) may
- * meet such an object.  So loose objects come from garchive's own
- * bounded reader (loose.h), packs from libgit2's pack backend (wrapped
- * so that damage is told as git tells it: "packed object <id> (stored in
- * <pack>) is corrupt"), and alternates are followed as git follows them.  The backends of one
- * objects directory are added in one place, add_objects_dir() in odb.c.
+ * header that lies about the size, its pack reader crashes on an index
+ * whose object count overflows its size check, and the two readers
+ * together looked objects up in an order that is not git's.  So the one
+ * backend libgit2 is given is garchive's object store (odb/store.h):
+ * packs (odb/pack.h), loose objects (loose.h) and alternates, looked up
+ * in git's order, a damaged copy told as git tells it and the next copy
+ * used, as git does.  Alternates are followed here, as git follows them.
  */
 #ifndef GARCHIVE_ODB_H
 #define GARCHIVE_ODB_H
@@ -48,8 +48,9 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report);
 const char *odb_shown(git_odb *odb);
 
 /*
- * A stream on blob `id` of `odb`, when it is a loose object (loose.h)
- * or one stored whole in a pack (pack-stream.h), as git streams them:
+ * A stream on blob `id` of `odb`, from the copy git would read (see
+ * ga_store_stream_open()), when it is a loose object (loose.h) or one
+ * stored whole in a pack (pack-stream.h), as git streams them:
  * garchive reads a large blob in pieces, so that memory does not grow
  * with it.  Returns 0, GIT_ENOTFOUND when it cannot be streamed (a
  * delta, or in no pack index: read it whole), GA_ECORRUPT with the
