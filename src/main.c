@@ -32,6 +32,7 @@
 #include "progress.h"
 #include "remote/http-backend.h"
 #include "rawtree.h"
+#include "repofmt.h"
 #include "help.h"
 #include "output.h"
 #include "safedir.h"
@@ -147,6 +148,8 @@ static void tune_libgit2(void)
 {
 	/* Repositories owned by others: git's rules, see safedir.h. */
 	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	/* The repository formats git reads: see repofmt.h. */
+	repofmt_register_extensions();
 	/* git does not re-hash objects it reads for an archive either. */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	/*

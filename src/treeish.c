@@ -24,6 +24,8 @@
 #include "garchive/common.h"
 #include "odb.h"
 #include "rawtree.h"
+#include "refdb.h"
+#include "refs/refs.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -49,6 +51,7 @@ struct known {
 struct resolver {
 	git_repository *repo;
 	git_odb *odb;
+	struct refs_store *refs;	/* opened on first use */
 	const struct treeish_options *opts;
 	struct known *known;
 	size_t nr, alloc;
@@ -121,6 +124,7 @@ static void resolver_release(struct resolver *rs)
 		free(rs->known[i].parents);
 	free(rs->known);
 	git_odb_free(rs->odb);
+	refs_free(rs->refs);
 }
 
 /* A full hex object id at `p` (either case), as git's get_oid_hex(). */
@@ -461,6 +465,74 @@ static int revparse(git_oid *out, struct resolver *rs, const char *name,
 }
 
 /*
+ * Where "<ref>@{<n>}" has its "@{": the offset of the '@' and n, as
+ * git's get_oid_basic() reads a reflog entry by number.  Returns 0 for
+ * another form (@{-N}, @{upstream}, @{push}, a date), which libgit2's
+ * revparse reads, and 1 for a number.
+ */
+static int reflog_nth_form(size_t *at, int *nth, const char *name, size_t len)
+{
+	size_t i, j;
+
+	if (len < 4 || name[len - 1] != '}')
+		return 0;
+	for (i = len - 3; i-- > 0;) {
+		if (name[i] != '@' || name[i + 1] != '{')
+			continue;
+		*nth = 0;
+		for (j = i + 2; j < len - 1; j++) {
+			if (name[j] < '0' || name[j] > '9' ||
+			    *nth >= 100000000 / 10)
+				return 0;
+			*nth = *nth * 10 + (name[j] - '0');
+		}
+		*at = i;
+		/* git takes 100000000 and more as a time. */
+		return j > i + 2 && *nth < 100000000;
+	}
+	return 0;
+}
+
+/*
+ * git's get_oid_basic() for "<ref>@{<n>}" ("@{<n>}": HEAD's): the value
+ * `ref` had n updates ago, from its reflog in garchive's ref store, in
+ * either ref format.  Returns 0, GA_ENOTFOUND, or GA_ERROR with git's
+ * "log for '<ref>' only has <n> entries".
+ */
+static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
+		      size_t at, int nth)
+{
+	struct refs_ref_at info = { 0 };
+	struct ga_oid oid;
+	const char *shown;
+	char *real = NULL;
+	int found, error;
+
+	if (!rs->refs && refdb_open_store(&rs->refs, rs->repo) < 0)
+		return GA_ERROR;
+	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
+		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
+	if (found <= 0) {
+		free(real);
+		return found < 0 ? found : GA_ENOTFOUND;
+	}
+	error = refs_read_ref_at(&oid, &info, rs->refs, real, 0, nth);
+	if (error == 1) {
+		if (!at && !ga_skip_prefix(real, "refs/heads/", &shown))
+			shown = "HEAD";
+		error = at ? ga_error_set("log for '%.*s' only has %d entries",
+					  (int)at, name, info.cutoff_cnt)
+			   : ga_error_set("log for '%s' only has %d entries",
+					  shown, info.cutoff_cnt);
+	}
+	if (!error)
+		memcpy(out->id, oid.id, GIT_OID_RAWSZ);
+	refs_ref_at_release(&info);
+	free(real);
+	return error;
+}
+
+/*
  * git's peel_onion(): "<name>^{<type>}", "<name>^{}".  Returns 0,
  * GA_ENOTFOUND (also when `name` has no such suffix), or GA_ECORRUPT.
  */
@@ -577,12 +649,15 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 {
 	const char *g;
 	char *refname;
-	int error;
+	size_t at;
+	int error, nth;
 
 	if (!len)
 		return GA_ENOTFOUND;
 	if (is_full_hex(name, len))
 		return git_oid_fromstrn(out, name, len) < 0 ? GA_ENOTFOUND : 0;
+	if (reflog_nth_form(&at, &nth, name, len))
+		return reflog_nth(out, rs, name, at, nth);
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
 	if ((refname = dwim_refname(rs->repo, name, len))) {
