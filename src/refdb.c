@@ -325,8 +325,7 @@ int refdb_setup(git_repository *repo, const char *shown, int discovered)
 
 	error = repofmt_check(&fmt, git_repository_path(repo), shown,
 			      discovered);
-	if (!error && fmt.refs == REFS_STORAGE_REFTABLE &&
-	    !(error = open_store(&refs, repo, &fmt)))
+	if (!error && !(error = open_store(&refs, repo, &fmt)))
 		error = install_backend(repo, refs);
 	repofmt_release(&fmt);
 	return error;

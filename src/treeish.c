@@ -57,18 +57,36 @@ struct resolver {
 	size_t nr, alloc;
 };
 
-/* The ref a name means, as git's dwim_ref() finds it, or NULL. */
-static char *dwim_refname(git_repository *repo, const char *name,
-			  size_t len)
+/* The resolver's ref store, opened on first use: 0 or GA_ERROR. */
+static int use_refs(struct resolver *rs)
 {
-	git_reference *ref = NULL;
-	char *shortname = ga_xstrndup(name, len);
+	if (rs->refs)
+		return 0;
+	return refdb_open_store(&rs->refs, rs->repo);
+}
+
+/*
+ * The ref a name means, as git's dwim_ref() finds it (core.warnAmbiguousRefs
+ * on, its default: every rule is tried, with git's warnings), with its
+ * id in *oid and in *found the count of names that resolve; NULL when
+ * none does.
+ */
+static char *dwim_ref(git_oid *oid, int *found, struct resolver *rs,
+		      const char *name, size_t len)
+{
+	struct ga_oid id;
 	char *full = NULL;
 
-	if (git_reference_dwim(&ref, repo, shortname) == 0)
-		full = ga_xstrdup(git_reference_name(ref));
-	git_reference_free(ref);
-	free(shortname);
+	*found = 0;
+	if (use_refs(rs) < 0 ||
+	    (*found = refs_dwim_ref(&full, &id, rs->refs, name, len, 1)) <= 0) {
+		ga_error_clear();
+		free(full);
+		*found = 0;
+		return NULL;
+	}
+	if (oid)
+		memcpy(oid->id, id.id, GIT_OID_RAWSZ);
 	return full;
 }
 
@@ -508,7 +526,7 @@ static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
 	char *real = NULL;
 	int found, error;
 
-	if (!rs->refs && refdb_open_store(&rs->refs, rs->repo) < 0)
+	if (use_refs(rs) < 0)
 		return GA_ERROR;
 	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
 		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
@@ -650,7 +668,7 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 	const char *g;
 	char *refname;
 	size_t at;
-	int error, nth;
+	int found, nth;
 
 	if (!len)
 		return GA_ENOTFOUND;
@@ -660,10 +678,12 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 		return reflog_nth(out, rs, name, at, nth);
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
-	if ((refname = dwim_refname(rs->repo, name, len))) {
-		error = git_reference_name_to_id(out, rs->repo, refname);
+	if ((refname = dwim_ref(out, &found, rs, name, len))) {
 		free(refname);
-		return error < 0 ? not_usable() : 0;
+		if (found > 1)
+			ga_warning("refname '%.*s' is ambiguous.", (int)len,
+				   name);
+		return 0;
 	}
 	for (g = name + len - 1; g > name; g--)
 		if (*g == 'g' && g[-1] == '-')
@@ -984,25 +1004,28 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	const char *name = opts->name;
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid named;
-	int has_commit, error;
+	int has_commit, found, error;
 
 	memset(out, 0, sizeof(*out));
 	out->hexsz = GIT_OID_HEXSZ;
+	rs.repo = repo;
+	rs.opts = opts;
 
 	if (opts->remote && !opts->allow_unreachable) {
 		/* A remote client may only name refs (and paths in them). */
 		const char *colon = strchr(name, ':');
 		size_t len = colon ? (size_t)(colon - name) : strlen(name);
 
-		out->refname = dwim_refname(repo, name, len);
-		if (!out->refname)
-			return ga_error_set("no such ref: %.*s", (int)len, name);
+		out->refname = dwim_ref(NULL, &found, &rs, name, len);
+		if (!out->refname) {
+			error = ga_error_set("no such ref: %.*s", (int)len,
+					     name);
+			goto done;
+		}
 	} else {
-		out->refname = dwim_refname(repo, name, strlen(name));
+		out->refname = dwim_ref(NULL, &found, &rs, name, strlen(name));
 	}
 
-	rs.repo = repo;
-	rs.opts = opts;
 	if (git_repository_odb(&rs.odb, repo) < 0) {
 		error = ga_error_from_git(NULL);
 		goto done;

@@ -1,0 +1,219 @@
+#!/bin/sh
+test_description='reftable repositories and the repository format'
+. "$(dirname "$0")/lib.sh"
+
+# The fixtures: repositories git 2.47 made (t/fixtures/
+# make-reftable-fixtures.sh), with the checksums of its archives and
+# what its rev-parse said, in expect/main/ (the repository) and
+# expect/wt/ (its linked worktree).  The system git (2.39) cannot read
+# reftable; it archives the same ids from a repository that borrows the
+# fixture's objects.
+
+# fixture_dirs: the SHA-1 fixtures, files and reftable kinds.
+fixture_dirs () {
+	ls -d fx/sha1-*
+}
+
+# git_archive_of KIND ID: the system git's archive of ID, from the
+# objects of fixture KIND.
+git_archive_of () {
+	git --git-dir="borrow-$1" archive --format=tar "$2"
+}
+
+test_expect_success 'setup: the fixtures, their worktrees moved here' '
+	mkdir fx &&
+	tar -xzf "$TEST_DIRECTORY/fixtures/reftable.tar.gz" -C fx &&
+	for k in fx/sha1-* fx/sha256-*
+	do
+		top=$(cd "$k" && pwd) &&
+		echo "gitdir: $top/repo/.git/worktrees/wt" >"$k/wt/.git" &&
+		echo "$top/wt/.git" >"$k/repo/.git/worktrees/wt/gitdir" ||
+		return 1
+	done &&
+	for k in $(fixture_dirs)
+	do
+		name=${k#fx/} &&
+		git init -q --bare "borrow-$name" &&
+		echo "$(pwd)/$k/repo/.git/objects" \
+			>"borrow-$name/objects/info/alternates" || return 1
+	done
+'
+
+# check_archives KIND WHERE: garchive's archives of the revisions whose
+# checksums git 2.47 recorded in expect/WHERE/archive, run in the
+# repository (main) or the worktree (wt).
+check_archives () {
+	dir=fx/$1/repo
+	test "$2" = wt && dir=fx/$1/wt
+	while IFS='	' read -r rev sum
+	do
+		(cd "$dir" && garchive --format=tar "$rev") >actual.tar &&
+		echo "$sum" >expect.sum &&
+		sha256sum <actual.tar | cut -d" " -f1 >actual.sum &&
+		test_cmp expect.sum actual.sum || {
+			echo "$1 $2: $rev differs"
+			return 1
+		}
+	done <"fx/$1/expect/$2/archive"
+}
+
+test_expect_success 'the archives git 2.47 made, from every SHA-1 fixture' '
+	for k in $(fixture_dirs)
+	do
+		check_archives "${k#fx/}" main &&
+		check_archives "${k#fx/}" wt || return 1
+	done
+'
+
+# check_rev_parse KIND WHERE: every expression git 2.47 resolved names
+# the same archive in garchive as its id does in git; where git died
+# with "log for ... only has N entries", garchive dies with it too.
+check_rev_parse () {
+	dir=fx/$1/repo
+	test "$2" = wt && dir=fx/$1/wt
+	while IFS='	' read -r expr said
+	do
+		case $said in
+		fatal:\ log\ for*)
+			printf "%s\n" "${said%;}" >expect.err &&
+			test_expect_code 128 \
+				sh -c "cd \"$dir\" && garchive --format=tar \"\$1\"" \
+				- "$expr" >actual.tar 2>actual.err &&
+			test_cmp expect.err actual.err || {
+				echo "$1 $2: $expr: not git's failure"
+				return 1
+			} ;;
+		fatal:*|warning:*)
+			;;
+		*)
+			git_archive_of "$1" "$said" >expect.tar &&
+			(cd "$dir" && garchive --format=tar "$expr") \
+				>actual.tar &&
+			cmp expect.tar actual.tar || {
+				echo "$1 $2: $expr is not $said"
+				return 1
+			} ;;
+		esac
+	done <"fx/$1/expect/$2/rev-parse"
+}
+
+test_expect_success 'refs, tags, symrefs and reflog entries as git 2.47 resolved them' '
+	for k in $(fixture_dirs)
+	do
+		check_rev_parse "${k#fx/}" main &&
+		check_rev_parse "${k#fx/}" wt || return 1
+	done
+'
+
+# git 2.39 reads the files fixture: the names it refuses, refused with its
+# words (dangling symbolic refs warned about, deleted refs, reflogs too
+# short).  Names of a reflog with a gap are left out: there git 2.39 and
+# 2.47 (which garchive follows) read "@{<n>}" differently.
+test_expect_success 'names git refuses, refused as git 2.39 does' '
+	sed -n "s/	\(fatal\|warning\):.*//p" \
+		fx/sha1-files/expect/main/rev-parse >refused &&
+	test -s refused &&
+	while read -r expr
+	do
+		case $expr in feature@*) continue ;; esac
+		(cd fx/sha1-files/repo && same_failure_as_git "$expr") || {
+			echo "$expr: not as git"
+			return 1
+		}
+	done <refused
+'
+
+test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
+	(cd fx/sha1-reftable-auto/wt &&
+	 garchive --format=tar HEAD >../../../actual.head &&
+	 garchive --format=tar refs/worktree/own >../../../actual.own &&
+	 garchive --format=tar main-worktree/HEAD >../../../actual.main) &&
+	id=$(sed -n "s/^HEAD	//p" fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.head &&
+	cmp expect.head actual.head &&
+	id=$(sed -n "s/^refs.worktree.own	//p" \
+		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.own &&
+	cmp expect.own actual.own &&
+	id=$(sed -n "s/^main-worktree.HEAD	//p" \
+		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.main &&
+	cmp expect.main actual.main
+'
+
+test_expect_success 'GIT_DIR names a reftable repository' '
+	GIT_DIR=fx/sha1-reftable-packed/repo/.git garchive --format=tar v1 \
+		>actual.tar &&
+	id=$(sed -n "s/^v1	//p" fx/sha1-reftable-packed/expect/main/rev-parse) &&
+	git_archive_of sha1-reftable-packed "$id" >expect.tar &&
+	cmp expect.tar actual.tar
+'
+
+test_expect_success 'SHA-256 repositories: refused, saying why' '
+	for k in fx/sha256-*
+	do
+		(cd "$k/repo" && test_expect_code 128 garchive HEAD) \
+			>out 2>err &&
+		test_must_be_empty out &&
+		grep "^fatal: cannot read the repository: its objects are named by sha256" err ||
+		return 1
+	done
+'
+
+# The repository format, as git 2.39 reads it.
+test_expect_success 'setup: a repository to change the format of' '
+	git init -q fmt &&
+	(cd fmt && test_commit one)
+'
+
+# with_format VERSION [KEY=VALUE...]: set the format of fmt/ anew.
+with_format () {
+	git config -f fmt/.git/config --remove-section extensions 2>/dev/null
+	git config -f fmt/.git/config core.repositoryformatversion "$1" &&
+	shift &&
+	for kv in "$@"
+	do
+		git config -f fmt/.git/config "${kv%%=*}" "${kv#*=}" || return 1
+	done
+}
+
+test_expect_success 'extensions git reads; unknown ones in version 0' '
+	with_format 0 extensions.foo=bar &&
+	(cd fmt && test_same_as_git HEAD) &&
+	with_format 1 extensions.noop=x extensions.noop-v1=x \
+		extensions.objectformat=sha1 extensions.worktreeconfig=true \
+		extensions.preciousobjects=true \
+		extensions.partialclone=origin &&
+	(cd fmt && test_same_as_git HEAD) &&
+	with_format 1 extensions.refstorage=files &&
+	(cd fmt && garchive HEAD >../actual.tar) &&
+	with_format 1 &&
+	(cd fmt && git archive HEAD >../expect.tar) &&
+	cmp expect.tar actual.tar
+'
+
+test_expect_success 'unknown extensions in version 1: git refuses them' '
+	with_format 1 extensions.foo=bar &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	(cd fmt && GIT_DIR=.git && export GIT_DIR && same_failure_as_git HEAD) &&
+	with_format 1 extensions.foo=bar extensions.bar=baz &&
+	(cd fmt && same_failure_as_git HEAD)
+'
+
+test_expect_success 'version-1 extensions in version 0, a version over 1' '
+	with_format 0 extensions.objectformat=sha1 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 0 extensions.noop-v1=x extensions.objectformat=sha1 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 2 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	(cd fmt && GIT_DIR=.git && export GIT_DIR && same_failure_as_git HEAD)
+'
+
+test_expect_success 'an objectformat git does not know' '
+	with_format 1 extensions.objectformat=sha3 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 0
+'
+
+test_done
