@@ -149,6 +149,22 @@ test_expect_success 'GIT_DIR names a reftable repository' '
 	cmp expect.tar actual.tar
 '
 
+test_expect_success 'upload-archive serves a reftable repository' '
+	for k in $(fixture_dirs)
+	do
+		grep -v "@{" "$k/expect/main/archive" >served &&
+		while IFS="	" read -r rev sum
+		do
+			(cd "$k/repo" &&
+			 git archive --remote=. --exec="garchive upload-archive" \
+				--format=tar "$rev") >actual.tar &&
+			echo "$sum" >expect.sum &&
+			sha256sum <actual.tar | cut -d" " -f1 >actual.sum &&
+			test_cmp expect.sum actual.sum || return 1
+		done <served || return 1
+	done
+'
+
 test_expect_success 'SHA-256 repositories: refused, saying why' '
 	for k in fx/sha256-*
 	do
