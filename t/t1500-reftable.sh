@@ -165,6 +165,74 @@ test_expect_success 'upload-archive serves a reftable repository' '
 	done
 '
 
+# A stack another git rewrites while garchive reads it.  Debian 12 has
+# no git that writes reftable, so the writer here plays git's part with
+# tables git 2.47 wrote: the auto-compacted fixture's four tables and the
+# packed fixture's one, which hold the same refs and reflogs.  Each
+# round it writes the tables of one state, names them in a new
+# tables.list (renamed over the old one, as git commits a stack) and
+# deletes the other state's tables, as compaction does: a reader that
+# read the old list finds its tables gone and must read the list again.
+test_expect_success 'a stack rewritten while garchive reads it' '
+	cp -R fx/sha1-reftable-auto/repo live &&
+	mkdir states &&
+	cp -R fx/sha1-reftable-auto/repo/.git/reftable states/a &&
+	cp -R fx/sha1-reftable-packed/repo/.git/reftable states/b &&
+	cat >rewrite.py <<-\EOF &&
+	import os, shutil, sys
+	live, states, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+	def tables(state):
+	    with open(os.path.join(states, state, "tables.list")) as f:
+	        return f.read().split()
+	for n in range(rounds):
+	    if os.path.exists("stop"):
+	        break
+	    new, old = ("b", "a") if n % 2 == 0 else ("a", "b")
+	    for t in tables(new):
+	        shutil.copy(os.path.join(states, new, t), os.path.join(live, t + ".tmp"))
+	        os.rename(os.path.join(live, t + ".tmp"), os.path.join(live, t))
+	    with open(os.path.join(live, "tables.list.lock"), "w") as f:
+	        f.write("".join(t + "\n" for t in tables(new)))
+	    os.rename(os.path.join(live, "tables.list.lock"),
+	              os.path.join(live, "tables.list"))
+	    for t in tables(old):
+	        os.unlink(os.path.join(live, t))
+	    with open("rounds.tmp", "w") as f:
+	        f.write("%d\n" % (n + 1))
+	    os.rename("rounds.tmp", "rounds")
+	EOF
+	echo 0 >rounds &&
+	python3 rewrite.py live/.git/reftable states 100000 &
+	writer=$! &&
+	test_when_finished "touch stop; wait $writer" &&
+	reads=0 &&
+	while :
+	do
+		for rev in HEAD main@{2} v1 feature
+		do
+			sum=$(sed -n "s/^$rev	//p" \
+				fx/sha1-reftable-auto/expect/main/archive) &&
+			got=$(cd live && garchive --format=tar "$rev" |
+			      sha256sum | cut -d" " -f1) &&
+			test "$got" = "$sum" || {
+				echo "read $reads: $rev differs"
+				return 1
+			}
+		done &&
+		reads=$((reads + 1)) &&
+		rounds=$(cat rounds) &&
+		if test $reads -ge 50 && test $rounds -ge 20
+		then
+			break
+		fi &&
+		test $reads -lt 2000 || {
+			echo "the writer did $rounds rounds in $reads reads"
+			return 1
+		}
+	done &&
+	echo "$reads reads, $rounds rounds"
+'
+
 test_expect_success 'SHA-256 repositories: refused, saying why' '
 	for k in fx/sha256-*
 	do
