@@ -325,7 +325,13 @@ int refdb_setup(git_repository *repo, const char *shown, int discovered)
 
 	error = repofmt_check(&fmt, git_repository_path(repo), shown,
 			      discovered);
-	if (!error && !(error = open_store(&refs, repo, &fmt)))
+	/*
+	 * libgit2's own backend reads the files format, reflogs included
+	 * (for "@{<date>}" and "@{-<n>}" through its revparse); garchive's
+	 * serves the rest.
+	 */
+	if (!error && fmt.refs == REFS_STORAGE_REFTABLE &&
+	    !(error = open_store(&refs, repo, &fmt)))
 		error = install_backend(repo, refs);
 	repofmt_release(&fmt);
 	return error;

@@ -9,8 +9,10 @@
  * sees.  Writes are refused: garchive never writes a ref.
  *
  * Reflogs are not served through libgit2 (its git_reflog cannot be
- * built by a backend through the public API); the "@{...}" forms are
- * resolved with the store directly (refdb_store()).
+ * built by a backend through the public API): "<ref>@{<n>}" and DWIM
+ * are resolved with the store directly (refdb_open_store()), in both
+ * formats; "@{<date>}" and "@{-<n>}", which libgit2's revparse reads,
+ * work in files repositories only.
  */
 #ifndef GARCHIVE_REFDB_H
 #define GARCHIVE_REFDB_H

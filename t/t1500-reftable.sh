@@ -123,6 +123,21 @@ test_expect_success 'names git refuses, refused as git 2.39 does' '
 	done <refused
 '
 
+test_expect_success 'reflog entries in a files repository, as git 2.39' '
+	git init -q logs &&
+	(cd logs &&
+	 test_commit one && test_commit two && test_commit three &&
+	 git checkout -q -b side HEAD~1 && test_commit four &&
+	 git checkout -q main &&
+	 test_same_as_git @{1} &&
+	 test_same_as_git main@{1} &&
+	 test_same_as_git HEAD@{2} &&
+	 test_same_as_git side@{1} &&
+	 test_same_as_git @{-1} &&
+	 same_failure_as_git main@{9} &&
+	 same_failure_as_git @{9})
+'
+
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
 	(cd fx/sha1-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&
