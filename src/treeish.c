@@ -550,6 +550,72 @@ static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
 	return error;
 }
 
+static int is_full_hex(const char *name, size_t len);
+
+/* git's grab_nth_branch_switch(): the n-th "checkout: moving from". */
+struct prior_checkout {
+	int remaining;
+	char *name;
+};
+
+static int grab_branch_switch(const struct refs_reflog_entry *e,
+			      void *payload)
+{
+	struct prior_checkout *pc = payload;
+	const char *from, *to;
+
+	if (!ga_skip_prefix(e->message, "checkout: moving from ", &from) ||
+	    !(to = strstr(from, " to ")))
+		return 0;
+	if (--pc->remaining)
+		return 0;
+	pc->name = ga_xstrndup(from, (size_t)(to - from));
+	return 1;
+}
+
+/*
+ * git's "@{-<n>}" (interpret_nth_prior_checkout() and get_oid_basic()):
+ * the branch, or the detached commit, HEAD's reflog says was checked
+ * out n switches ago, read from the store in either ref format.
+ * Returns 0 for another form, 1 with *out set, GA_ENOTFOUND, or
+ * GA_ERROR.
+ */
+static int nth_prior_checkout(git_oid *out, struct resolver *rs,
+			      const char *name, size_t len)
+{
+	struct prior_checkout pc = { 0 };
+	char *end, *refname = NULL;
+	long n;
+	int error, found;
+
+	if (len < 5 || strncmp(name, "@{-", 3) || name[len - 1] != '}' ||
+	    name[3] < '0' || name[3] > '9')
+		return 0;
+	n = strtol(name + 3, &end, 10);
+	if (end != name + len - 1 || n <= 0 || n > INT_MAX)
+		return 0;
+	if (use_refs(rs) < 0)
+		return GA_ERROR;
+	pc.remaining = (int)n;
+	error = refs_for_each_reflog(rs->refs, "HEAD", 1, grab_branch_switch,
+				     &pc);
+	if (error < 0 || !pc.name) {
+		free(pc.name);
+		return error < 0 ? error : GA_ENOTFOUND;
+	}
+	if (is_full_hex(pc.name, strlen(pc.name)))
+		error = git_oid_fromstrn(out, pc.name, GIT_OID_HEXSZ) < 0 ?
+			GA_ENOTFOUND : 1;
+	else if ((refname = dwim_ref(out, &found, rs, pc.name,
+				     strlen(pc.name))))
+		error = 1;
+	else
+		error = GA_ENOTFOUND;
+	free(refname);
+	free(pc.name);
+	return error;
+}
+
 /*
  * git's peel_onion(): "<name>^{<type>}", "<name>^{}".  Returns 0,
  * GA_ENOTFOUND (also when `name` has no such suffix), or GA_ECORRUPT.
@@ -668,7 +734,7 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 	const char *g;
 	char *refname;
 	size_t at;
-	int found, nth;
+	int found, nth, error;
 
 	if (!len)
 		return GA_ENOTFOUND;
@@ -676,6 +742,8 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 		return git_oid_fromstrn(out, name, len) < 0 ? GA_ENOTFOUND : 0;
 	if (reflog_nth_form(&at, &nth, name, len))
 		return reflog_nth(out, rs, name, at, nth);
+	if ((error = nth_prior_checkout(out, rs, name, len)))
+		return error < 0 ? error : 0;
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
 	if ((refname = dwim_ref(out, &found, rs, name, len))) {

@@ -138,6 +138,22 @@ test_expect_success 'reflog entries in a files repository, as git 2.39' '
 	 same_failure_as_git @{9})
 '
 
+# The fixtures' history checks out feature, then main again: "@{-1}" is
+# feature, "@{-2}" main, as HEAD's reflog says.
+test_expect_success '@{-<n>}: the branches checked out before' '
+	for k in fx/sha1-reftable-*
+	do
+		for pair in @{-1}:feature @{-2}:HEAD
+		do
+			sed -n "s/^${pair#*:}	//p" "$k/expect/main/archive" \
+				>expect.sum &&
+			(cd "$k/repo" && garchive --format=tar "${pair%:*}") |
+			sha256sum | cut -d" " -f1 >actual.sum &&
+			test_cmp expect.sum actual.sum || return 1
+		done
+	done
+'
+
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
 	(cd fx/sha1-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&
