@@ -275,6 +275,58 @@ test_expect_success 'SHA-256 repositories: refused, saying why' '
 	done
 '
 
+# A git that writes reftable (2.45 or later): $GARCHIVE_TEST_NEW_GIT,
+# else the git on PATH when new enough (Debian 13).  Without one the
+# tests that compare with it live are skipped.
+reftable_git_ok_ () {
+	v=$("$1" version 2>/dev/null |
+	    sed -n 's/^git version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	test -n "$v" || return 1
+	set -- $v
+	test $1 -gt 2 || { test $1 = 2 && test $2 -ge 45; }
+}
+REFTABLE_GIT=
+for g in ${GARCHIVE_TEST_NEW_GIT:+"$GARCHIVE_TEST_NEW_GIT"} git
+do
+	if reftable_git_ok_ "$g"
+	then
+		REFTABLE_GIT=$g
+		test_set_prereq REFTABLE_GIT
+		break
+	fi
+done
+
+test_expect_success REFTABLE_GIT 'live: garchive and a git that writes reftable' '
+	"$REFTABLE_GIT" init -q --ref-format=reftable live-new &&
+	(cd live-new &&
+	 for i in 1 2 3 4
+	 do
+		echo $i >f && "$REFTABLE_GIT" add f && test_tick &&
+		"$REFTABLE_GIT" commit -q -m c$i || return 1
+	 done &&
+	 "$REFTABLE_GIT" tag -a -m t v1 HEAD~2 &&
+	 "$REFTABLE_GIT" tag light HEAD~1 &&
+	 "$REFTABLE_GIT" branch side HEAD~3 &&
+	 "$REFTABLE_GIT" checkout -q side &&
+	 "$REFTABLE_GIT" checkout -q main &&
+	 for step in before packed
+	 do
+		for rev in HEAD main v1 light side main@{1} HEAD@{2} @{-1} \
+			v1^{tree} main~2:f
+		do
+			test_clock_start &&
+			frozen "$REFTABLE_GIT" archive --format=tar "$rev" \
+				>expect.tar &&
+			frozen garchive --format=tar "$rev" >actual.tar &&
+			cmp expect.tar actual.tar || {
+				echo "$step: $rev differs"
+				return 1
+			}
+		done &&
+		"$REFTABLE_GIT" pack-refs --all || return 1
+	 done)
+'
+
 # The repository format, as git 2.39 reads it.
 test_expect_success 'setup: a repository to change the format of' '
 	git init -q fmt &&
