@@ -180,21 +180,17 @@ static int check_owner(git_repository *repo, char **dubious,
 
 /*
  * How git names a git dir it found by discovery: ".git" beside the work
- * tree, "." when we run in it, else its path.
+ * tree, else "." (git has moved into a bare repository it found).
  */
 static char *discovered_name(const char *path)
 {
-	char cwd[PATH_MAX], real[PATH_MAX];
 	size_t len = strlen(path);
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
 	if (len >= 5 && !strncmp(path + len - 5, "/.git", 5))
 		return ga_xstrdup(".git");
-	if (getcwd(cwd, sizeof(cwd)) && realpath(path, real) &&
-	    !strcmp(cwd, real))
-		return ga_xstrdup(".");
-	return ga_xstrndup(path, len);
+	return ga_xstrdup(".");
 }
 
 /*

@@ -364,7 +364,11 @@ test_expect_success 'unknown extensions in version 1: git refuses them' '
 	(cd fmt && same_failure_as_git HEAD) &&
 	(cd fmt && GIT_DIR=.git && export GIT_DIR && same_failure_as_git HEAD) &&
 	with_format 1 extensions.foo=bar extensions.bar=baz &&
-	(cd fmt && same_failure_as_git HEAD)
+	(cd fmt && same_failure_as_git HEAD) &&
+	git init -q --bare fmt.git &&
+	git config -f fmt.git/config core.repositoryformatversion 1 &&
+	git config -f fmt.git/config extensions.foo bar &&
+	(cd fmt.git/refs && same_failure_as_git HEAD)
 '
 
 test_expect_success 'version-1 extensions in version 0, a version over 1' '
