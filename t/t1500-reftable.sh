@@ -312,7 +312,7 @@ test_expect_success REFTABLE_GIT 'live: garchive and a git that writes reftable'
 	 for step in before packed
 	 do
 		for rev in HEAD main v1 light side main@{1} HEAD@{2} @{-1} \
-			v1^{tree} main~2:f
+			v1^{tree} main~2
 		do
 			test_clock_start &&
 			frozen "$REFTABLE_GIT" archive --format=tar "$rev" \
