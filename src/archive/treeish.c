@@ -25,6 +25,8 @@
 #include "commit.h"
 #include "odb.h"
 #include "rawtree.h"
+#include "refdb.h"
+#include "refs/refs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -52,23 +54,42 @@ struct known {
 struct resolver {
 	git_repository *repo;
 	git_odb *odb;
+	struct refs_store *refs;	/* opened on first use */
 	const struct treeish_options *opts;
 	struct known *known;
 	size_t nr, alloc;
 };
 
-/* The ref a name means, as git's dwim_ref() finds it, or NULL. */
-static char *dwim_refname(git_repository *repo, const char *name,
-			  size_t len)
+/* The resolver's ref store, opened on first use: 0 or GA_ERROR. */
+static int use_refs(struct resolver *rs)
 {
-	git_reference *ref = NULL;
-	char *shortname = ga_xstrndup(name, len);
+	if (rs->refs)
+		return 0;
+	return refdb_open_store(&rs->refs, rs->repo);
+}
+
+/*
+ * The ref a name means, as git's dwim_ref() finds it (core.warnAmbiguousRefs
+ * on, its default: every rule is tried, with git's warnings), with its
+ * id in *oid and in *found the count of names that resolve; NULL when
+ * none does.
+ */
+static char *dwim_ref(git_oid *oid, int *found, struct resolver *rs,
+		      const char *name, size_t len)
+{
+	struct ga_oid id;
 	char *full = NULL;
 
-	if (git_reference_dwim(&ref, repo, shortname) == 0)
-		full = ga_xstrdup(git_reference_name(ref));
-	git_reference_free(ref);
-	free(shortname);
+	*found = 0;
+	if (use_refs(rs) < 0 ||
+	    (*found = refs_dwim_ref(&full, &id, rs->refs, name, len, 1)) <= 0) {
+		ga_error_clear();
+		free(full);
+		*found = 0;
+		return NULL;
+	}
+	if (oid)
+		memcpy(oid->id, id.id, GIT_OID_RAWSZ);
 	return full;
 }
 
@@ -124,6 +145,7 @@ static void resolver_release(struct resolver *rs)
 		free(rs->known[i].parents);
 	free(rs->known);
 	git_odb_free(rs->odb);
+	refs_free(rs->refs);
 }
 
 /* A full hex object id at `p` (either case), as git's get_oid_hex(). */
@@ -479,6 +501,140 @@ static int revparse(git_oid *out, struct resolver *rs, const char *name,
 }
 
 /*
+ * Where "<ref>@{<n>}" has its "@{": the offset of the '@' and n, as
+ * git's get_oid_basic() reads a reflog entry by number.  Returns 0 for
+ * another form (@{-N}, @{upstream}, @{push}, a date), which libgit2's
+ * revparse reads, and 1 for a number.
+ */
+static int reflog_nth_form(size_t *at, int *nth, const char *name, size_t len)
+{
+	size_t i, j;
+
+	if (len < 4 || name[len - 1] != '}')
+		return 0;
+	for (i = len - 3; i-- > 0;) {
+		if (name[i] != '@' || name[i + 1] != '{')
+			continue;
+		*nth = 0;
+		for (j = i + 2; j < len - 1; j++) {
+			if (name[j] < '0' || name[j] > '9' ||
+			    *nth >= 100000000 / 10)
+				return 0;
+			*nth = *nth * 10 + (name[j] - '0');
+		}
+		*at = i;
+		/* git takes 100000000 and more as a time. */
+		return j > i + 2 && *nth < 100000000;
+	}
+	return 0;
+}
+
+/*
+ * git's get_oid_basic() for "<ref>@{<n>}" ("@{<n>}": HEAD's): the value
+ * `ref` had n updates ago, from its reflog in garchive's ref store, in
+ * either ref format.  Returns 0, GA_ENOTFOUND, or GA_ERROR with git's
+ * "log for '<ref>' only has <n> entries".
+ */
+static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
+		      size_t at, int nth)
+{
+	struct refs_ref_at info = { 0 };
+	struct ga_oid oid;
+	const char *shown;
+	char *real = NULL;
+	int found, error;
+
+	if (use_refs(rs) < 0)
+		return GA_ERROR;
+	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
+		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
+	if (found <= 0) {
+		free(real);
+		return found < 0 ? found : GA_ENOTFOUND;
+	}
+	error = refs_read_ref_at(&oid, &info, rs->refs, real, 0, nth);
+	if (error == 1) {
+		if (!at && !ga_skip_prefix(real, "refs/heads/", &shown))
+			shown = "HEAD";
+		error = at ? ga_error_set("log for '%.*s' only has %d entries",
+					  (int)at, name, info.cutoff_cnt)
+			   : ga_error_set("log for '%s' only has %d entries",
+					  shown, info.cutoff_cnt);
+	}
+	if (!error)
+		memcpy(out->id, oid.id, GIT_OID_RAWSZ);
+	refs_ref_at_release(&info);
+	free(real);
+	return error;
+}
+
+static int is_full_hex(const char *name, size_t len);
+
+/* git's grab_nth_branch_switch(): the n-th "checkout: moving from". */
+struct prior_checkout {
+	int remaining;
+	char *name;
+};
+
+static int grab_branch_switch(const struct refs_reflog_entry *e,
+			      void *payload)
+{
+	struct prior_checkout *pc = payload;
+	const char *from, *to;
+
+	if (!ga_skip_prefix(e->message, "checkout: moving from ", &from) ||
+	    !(to = strstr(from, " to ")))
+		return 0;
+	if (--pc->remaining)
+		return 0;
+	pc->name = ga_xstrndup(from, (size_t)(to - from));
+	return 1;
+}
+
+/*
+ * git's "@{-<n>}" (interpret_nth_prior_checkout() and get_oid_basic()):
+ * the branch, or the detached commit, HEAD's reflog says was checked
+ * out n switches ago, read from the store in either ref format.
+ * Returns 0 for another form, 1 with *out set, GA_ENOTFOUND, or
+ * GA_ERROR.
+ */
+static int nth_prior_checkout(git_oid *out, struct resolver *rs,
+			      const char *name, size_t len)
+{
+	struct prior_checkout pc = { 0 };
+	char *end, *refname = NULL;
+	long n;
+	int error, found;
+
+	if (len < 5 || strncmp(name, "@{-", 3) || name[len - 1] != '}' ||
+	    name[3] < '0' || name[3] > '9')
+		return 0;
+	n = strtol(name + 3, &end, 10);
+	if (end != name + len - 1 || n <= 0 || n > INT_MAX)
+		return 0;
+	if (use_refs(rs) < 0)
+		return GA_ERROR;
+	pc.remaining = (int)n;
+	error = refs_for_each_reflog(rs->refs, "HEAD", 1, grab_branch_switch,
+				     &pc);
+	if (error < 0 || !pc.name) {
+		free(pc.name);
+		return error < 0 ? error : GA_ENOTFOUND;
+	}
+	if (is_full_hex(pc.name, strlen(pc.name)))
+		error = git_oid_fromstrn(out, pc.name, GIT_OID_HEXSZ) < 0 ?
+			GA_ENOTFOUND : 1;
+	else if ((refname = dwim_ref(out, &found, rs, pc.name,
+				     strlen(pc.name))))
+		error = 1;
+	else
+		error = GA_ENOTFOUND;
+	free(refname);
+	free(pc.name);
+	return error;
+}
+
+/*
  * git's peel_onion(): "<name>^{<type>}", "<name>^{}".  Returns 0,
  * GA_ENOTFOUND (also when `name` has no such suffix), or GA_ECORRUPT.
  */
@@ -595,18 +751,25 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 {
 	const char *g;
 	char *refname;
-	int error;
+	size_t at;
+	int found, nth, error;
 
 	if (!len)
 		return GA_ENOTFOUND;
 	if (is_full_hex(name, len))
 		return git_oid_fromstrn(out, name, len) < 0 ? GA_ENOTFOUND : 0;
+	if (reflog_nth_form(&at, &nth, name, len))
+		return reflog_nth(out, rs, name, at, nth);
+	if ((error = nth_prior_checkout(out, rs, name, len)))
+		return error < 0 ? error : 0;
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
-	if ((refname = dwim_refname(rs->repo, name, len))) {
-		error = git_reference_name_to_id(out, rs->repo, refname);
+	if ((refname = dwim_ref(out, &found, rs, name, len))) {
 		free(refname);
-		return error < 0 ? not_usable() : 0;
+		if (found > 1)
+			ga_warning("refname '%.*s' is ambiguous.", (int)len,
+				   name);
+		return 0;
 	}
 	for (g = name + len - 1; g > name; g--)
 		if (*g == 'g' && g[-1] == '-')
@@ -927,25 +1090,28 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	const char *name = opts->name;
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid named;
-	int has_commit, error;
+	int has_commit, found, error;
 
 	memset(out, 0, sizeof(*out));
 	out->hexsz = GIT_OID_HEXSZ;
+	rs.repo = repo;
+	rs.opts = opts;
 
 	if (opts->remote && !opts->allow_unreachable) {
 		/* A remote client may only name refs (and paths in them). */
 		const char *colon = strchr(name, ':');
 		size_t len = colon ? (size_t)(colon - name) : strlen(name);
 
-		out->refname = dwim_refname(repo, name, len);
-		if (!out->refname)
-			return ga_error_set("no such ref: %.*s", (int)len, name);
+		out->refname = dwim_ref(NULL, &found, &rs, name, len);
+		if (!out->refname) {
+			error = ga_error_set("no such ref: %.*s", (int)len,
+					     name);
+			goto done;
+		}
 	} else {
-		out->refname = dwim_refname(repo, name, strlen(name));
+		out->refname = dwim_ref(NULL, &found, &rs, name, strlen(name));
 	}
 
-	rs.repo = repo;
-	rs.opts = opts;
 	if (git_repository_odb(&rs.odb, repo) < 0) {
 		error = ga_error_from_git(NULL);
 		goto done;

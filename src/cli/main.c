@@ -20,6 +20,7 @@
 #include "garchive/cli.h"
 #include "garchive/common.h"
 #include "help.h"
+#include "repofmt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,16 +87,14 @@ static void report(enum ga_report_kind kind, const char *msg, void *payload)
  */
 static void tune_libgit2(void)
 {
-	/*
-	 * A partial clone may name its promisor remote in
-	 * extensions.partialClone, which libgit2 1.5 refuses to open;
-	 * garchive reads it itself (promisor.h).
-	 */
-	const char *extensions[] = { "partialclone" };
-
 	/* Repositories owned by others: git's rules, see safedir.h. */
 	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
-	git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, (size_t)1);
+	/*
+	 * The repository formats git reads (repofmt.h), among them
+	 * extensions.partialClone, which libgit2 1.5 refuses to open and
+	 * garchive reads itself (promisor.h).
+	 */
+	repofmt_register_extensions();
 	/* git does not re-hash objects it reads for an archive either. */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	/*

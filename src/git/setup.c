@@ -7,6 +7,7 @@
 #include "setup.h"
 #include "garchive/common.h"
 #include "odb.h"
+#include "refdb.h"
 #include "safedir.h"
 
 #include <errno.h>
@@ -224,6 +225,55 @@ static int reopen_if_found_bare(git_repository **repo)
 }
 
 /*
+ * How git names a git dir it found by discovery: ".git" beside the work
+ * tree, else "." (git has moved into a bare repository it found).
+ */
+static char *discovered_name(const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len >= 5 && !strncmp(path + len - 5, "/.git", 5))
+		return ga_xstrdup(".git");
+	return ga_xstrdup(".");
+}
+
+/*
+ * The repository format, checked as git's setup checks it, and the ref
+ * database it asks for (refdb.h).  `repo` is NULL when libgit2 could not
+ * open the repository: git's reason is then looked for in its format,
+ * and 0 means there is none.
+ */
+static int check_format(git_repository *repo, const char *gitdir)
+{
+	git_buf found = { 0 };
+	struct repofmt fmt;
+	char *shown;
+	int error;
+
+	if (repo) {
+		shown = gitdir ? ga_xstrdup(gitdir)
+			       : discovered_name(git_repository_path(repo));
+		error = refdb_setup(repo, shown, !gitdir);
+		free(shown);
+		return error;
+	}
+	if (!gitdir && git_repository_discover(&found, ".", 0,
+				getenv("GIT_CEILING_DIRECTORIES")) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	shown = gitdir ? ga_xstrdup(gitdir) : discovered_name(found.ptr);
+	error = repofmt_check(&fmt, gitdir ? gitdir : found.ptr, shown,
+			      !gitdir);
+	repofmt_release(&fmt);
+	free(shown);
+	git_buf_dispose(&found);
+	return error;
+}
+
+/*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
  * the repository (no discovery), and then the work tree is GIT_WORK_TREE,
@@ -241,6 +291,8 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 		error = git_repository_open_ext(out, gitdir,
 						GIT_REPOSITORY_OPEN_NO_SEARCH,
 						NULL);
+		if (error < 0 && check_format(NULL, gitdir) < 0)
+			return GA_ERROR;
 		if (error < 0 && git_error_last() &&
 		    git_error_last()->klass == GIT_ERROR_CONFIG)
 			return open_failed();
@@ -264,7 +316,8 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 			*out = NULL;
 			git_error_clear();
 		} else if (error < 0) {
-			return open_failed();
+			return check_format(NULL, NULL) < 0 ? GA_ERROR
+							    : open_failed();
 		} else if ((error = check_owner(*out, dubious, overrides,
 						nr_overrides, &refused)) < 0) {
 			return error;
@@ -279,6 +332,9 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 			return error;
 		}
 	}
+	if (*out && (error = check_format(*out, gitdir && *gitdir ? gitdir
+								  : NULL)) < 0)
+		return error;
 	/* Every read goes through garchive's object database: see odb.h. */
 	if (*out && (error = odb_install(*out, gitdir && *gitdir ? gitdir
 								 : NULL,

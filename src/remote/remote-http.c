@@ -31,6 +31,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "pktline.h"
+#include "repofmt.h"
 #include "transport.h"
 
 #include <errno.h>
@@ -367,6 +368,8 @@ int main(int argc, char **argv)
 	h.remote = argv[1];
 	h.url = argc > 2 ? argv[2] : argv[1];
 	git_libgit2_init();
+	/* GIT_DIR may be a repository only git 2.45 opens: see repofmt.h. */
+	repofmt_register_extensions();
 	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	error = load_config(&h);
 	if (!error)

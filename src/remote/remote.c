@@ -10,6 +10,7 @@
 #include "odb.h"
 #include "run-command.h"
 #include "pktline.h"
+#include "refdb.h"
 #include "safedir.h"
 #include "transport.h"
 
@@ -429,7 +430,7 @@ int remote_enter_repo(git_repository **out, const char *path,
 					GIT_REPOSITORY_OPEN_BARE, NULL);
 	if (error < 0)
 		error = not_a_repository(path);
-	else
+	else if (!(error = refdb_setup(*out, ".", 0)))
 		/* git names what it serves "." (see odb.h). */
 		error = odb_install(*out, ".", 1);
 	git_error_clear();

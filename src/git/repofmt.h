@@ -1,0 +1,64 @@
+/*
+ * repofmt.h: the repository format as git reads it (setup.c's
+ * check_repository_format_gently()): core.repositoryformatversion and
+ * the extensions.* of the common dir's config.
+ *
+ * git reads version 0 and 1.  Extensions it knows in any version:
+ * noop, preciousobjects, partialclone, worktreeconfig; in version 1
+ * only: noop-v1, objectformat, refstorage (git 2.45 and later).  An
+ * unknown extension is refused in version 1 and ignored in version 0; a
+ * version-1 extension in version 0 is refused.  The result says which
+ * hash names the objects and which format keeps the refs: that choice
+ * is made here, once, when the repository is opened.
+ */
+#ifndef GARCHIVE_REPOFMT_H
+#define GARCHIVE_REPOFMT_H
+
+#include "garchive/common.h"
+#include "odb/oid.h"
+#include "refs/refs.h"
+
+struct repofmt {
+	int version;			/* -1: no config, or no version */
+	enum ga_hash_algo hash;
+	enum refs_storage refs;
+	struct ga_strvec unknown;	/* extensions git does not know */
+	struct ga_strvec v1_only;	/* known, but for version 1 only */
+};
+
+/*
+ * Let libgit2 open the repositories git opens: it refuses an extension
+ * it does not know, and 1.5 knows only noop.  Call once before any
+ * repository is opened; garchive's own check (repofmt_verify) decides.
+ */
+void repofmt_register_extensions(void);
+
+/*
+ * Read the format of the repository whose git dir is `git_dir`, from
+ * `<common dir>/config`; `shown` is how messages name the git dir
+ * (NULL: `git_dir`).  Returns 0, or GA_ERROR with git's message: "bad
+ * config line <n> in file <shown>/config" after its "error: invalid
+ * value for 'extensions.objectformat': '<v>'", a version that is no
+ * number.  repofmt_release() frees it.
+ */
+int repofmt_read(struct repofmt *fmt, const char *git_dir, const char *shown);
+void repofmt_release(struct repofmt *fmt);
+
+/*
+ * git's verify_repository_format(), then what garchive cannot read yet.
+ * Returns 0 or GA_ERROR with git's message ("Expected git repo version
+ * <= 1, found <n>", "unknown repository extension found:\n\t<ext>",
+ * "repo version is 0, but v1-only extension found:\n\t<ext>").
+ */
+int repofmt_verify(const struct repofmt *fmt);
+
+/*
+ * Read and verify in one step, for a repository libgit2 has opened or
+ * failed to open.  `discovered` words the failure as git's discovery
+ * does: a warning, "warning: ignoring git dir '<shown>': ..." and the
+ * fatal message; otherwise (GIT_DIR) a warning and the fatal message.
+ */
+int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
+		  int discovered);
+
+#endif

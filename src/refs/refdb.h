@@ -1,0 +1,39 @@
+/*
+ * refdb.h: libgit2's ref database, served by garchive's ref store.
+ *
+ * libgit2 (1.5 to 1.9) reads only the files format.  In a repository
+ * whose refs are in reftable, garchive installs a read-only
+ * git_refdb_backend over its own ref store (refs/refs.h), so that every
+ * ref read through libgit2 - revparse, git_reference_dwim(), iterations
+ * for decorations and ":/text", HEAD for the server - sees the refs git
+ * sees.  Writes are refused: garchive never writes a ref.
+ *
+ * Reflogs are not served through libgit2 (its git_reflog cannot be
+ * built by a backend through the public API): "<ref>@{<n>}" and DWIM
+ * are resolved with the store directly (refdb_open_store()), in both
+ * formats; "@{<date>}" and "@{-<n>}", which libgit2's revparse reads,
+ * work in files repositories only.
+ */
+#ifndef GARCHIVE_REFDB_H
+#define GARCHIVE_REFDB_H
+
+#include <git2/types.h>
+
+#include "repofmt.h"
+
+struct refs_store;
+
+/*
+ * Read and check the repository format of `repo` (repofmt_check(), with
+ * `shown` and `discovered` as there) and, when its refs are kept in
+ * reftable, install the backend.  Returns 0 or GA_ERROR.
+ */
+int refdb_setup(git_repository *repo, const char *shown, int discovered);
+
+/*
+ * A ref store for `repo`, in the format its config names.  Returns 0
+ * with *out (refs_free() it) or GA_ERROR.
+ */
+int refdb_open_store(struct refs_store **out, git_repository *repo);
+
+#endif

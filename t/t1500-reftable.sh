@@ -1,0 +1,390 @@
+#!/bin/sh
+test_description='reftable repositories and the repository format'
+. "$(dirname "$0")/lib.sh"
+
+# The fixtures: repositories git 2.47 made (t/fixtures/
+# make-reftable-fixtures.sh), with the checksums of its archives and
+# what its rev-parse said, in expect/main/ (the repository) and
+# expect/wt/ (its linked worktree).  The system git (2.39) cannot read
+# reftable; it archives the same ids from a repository that borrows the
+# fixture's objects.
+
+# fixture_dirs: the SHA-1 fixtures, files and reftable kinds.
+fixture_dirs () {
+	ls -d fx/sha1-*
+}
+
+# git_archive_of KIND ID: the system git's archive of ID, from the
+# objects of fixture KIND.
+git_archive_of () {
+	git --git-dir="borrow-$1" archive --format=tar "$2"
+}
+
+test_expect_success 'setup: the fixtures, their worktrees moved here' '
+	mkdir fx &&
+	tar -xzf "$TEST_DIRECTORY/fixtures/reftable.tar.gz" -C fx &&
+	for k in fx/sha1-* fx/sha256-*
+	do
+		top=$(cd "$k" && pwd) &&
+		echo "gitdir: $top/repo/.git/worktrees/wt" >"$k/wt/.git" &&
+		echo "$top/wt/.git" >"$k/repo/.git/worktrees/wt/gitdir" ||
+		return 1
+	done &&
+	for k in $(fixture_dirs)
+	do
+		name=${k#fx/} &&
+		git init -q --bare "borrow-$name" &&
+		echo "$(pwd)/$k/repo/.git/objects" \
+			>"borrow-$name/objects/info/alternates" || return 1
+	done
+'
+
+# check_archives KIND WHERE: garchive's archives of the revisions whose
+# checksums git 2.47 recorded in expect/WHERE/archive, run in the
+# repository (main) or the worktree (wt).
+check_archives () {
+	dir=fx/$1/repo
+	test "$2" = wt && dir=fx/$1/wt
+	while IFS='	' read -r rev sum
+	do
+		(cd "$dir" && garchive --format=tar "$rev") >actual.tar &&
+		echo "$sum" >expect.sum &&
+		sha256sum <actual.tar | cut -d" " -f1 >actual.sum &&
+		test_cmp expect.sum actual.sum || {
+			echo "$1 $2: $rev differs"
+			return 1
+		}
+	done <"fx/$1/expect/$2/archive"
+}
+
+test_expect_success 'the archives git 2.47 made, from every SHA-1 fixture' '
+	for k in $(fixture_dirs)
+	do
+		check_archives "${k#fx/}" main &&
+		check_archives "${k#fx/}" wt || return 1
+	done
+'
+
+# check_rev_parse KIND WHERE: every expression git 2.47 resolved names
+# the same archive in garchive as its id does in git; where git died
+# with "log for ... only has N entries", garchive dies with it too.
+check_rev_parse () {
+	dir=fx/$1/repo
+	test "$2" = wt && dir=fx/$1/wt
+	while IFS='	' read -r expr said
+	do
+		case $said in
+		fatal:\ log\ for*)
+			printf "%s\n" "${said%;}" >expect.err &&
+			test_expect_code 128 \
+				sh -c "cd \"$dir\" && garchive --format=tar \"\$1\"" \
+				- "$expr" >actual.tar 2>actual.err &&
+			test_cmp expect.err actual.err || {
+				echo "$1 $2: $expr: not git's failure"
+				return 1
+			} ;;
+		fatal:*|warning:*)
+			;;
+		*)
+			git_archive_of "$1" "$said" >expect.tar &&
+			(cd "$dir" && garchive --format=tar "$expr") \
+				>actual.tar &&
+			cmp expect.tar actual.tar || {
+				echo "$1 $2: $expr is not $said"
+				return 1
+			} ;;
+		esac
+	done <"fx/$1/expect/$2/rev-parse"
+}
+
+test_expect_success 'refs, tags, symrefs and reflog entries as git 2.47 resolved them' '
+	for k in $(fixture_dirs)
+	do
+		check_rev_parse "${k#fx/}" main &&
+		check_rev_parse "${k#fx/}" wt || return 1
+	done
+'
+
+# git 2.39 reads the files fixture: the names it refuses, refused with its
+# words (dangling symbolic refs warned about, deleted refs, reflogs too
+# short).  Names of a reflog with a gap are left out: there git 2.39 and
+# 2.47 (which garchive follows) read "@{<n>}" differently.
+test_expect_success 'names git refuses, refused as git 2.39 does' '
+	sed -n "s/	\(fatal\|warning\):.*//p" \
+		fx/sha1-files/expect/main/rev-parse >refused &&
+	test -s refused &&
+	while read -r expr
+	do
+		case $expr in feature@*) continue ;; esac
+		(cd fx/sha1-files/repo && same_failure_as_git "$expr") || {
+			echo "$expr: not as git"
+			return 1
+		}
+	done <refused
+'
+
+test_expect_success 'reflog entries in a files repository, as git 2.39' '
+	git init -q logs &&
+	(cd logs &&
+	 test_commit one && test_commit two && test_commit three &&
+	 git checkout -q -b side HEAD~1 && test_commit four &&
+	 git checkout -q main &&
+	 test_same_as_git @{1} &&
+	 test_same_as_git main@{1} &&
+	 test_same_as_git HEAD@{2} &&
+	 test_same_as_git side@{1} &&
+	 test_same_as_git @{-1} &&
+	 same_failure_as_git main@{9} &&
+	 same_failure_as_git @{9})
+'
+
+# The fixtures' history checks out feature, then main again: "@{-1}" is
+# feature, "@{-2}" main, as HEAD's reflog says.
+test_expect_success '@{-<n>}: the branches checked out before' '
+	for k in fx/sha1-reftable-*
+	do
+		for pair in @{-1}:feature @{-2}:HEAD
+		do
+			sed -n "s/^${pair#*:}	//p" "$k/expect/main/archive" \
+				>expect.sum &&
+			(cd "$k/repo" && garchive --format=tar "${pair%:*}") |
+			sha256sum | cut -d" " -f1 >actual.sum &&
+			test_cmp expect.sum actual.sum || return 1
+		done
+	done
+'
+
+test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
+	(cd fx/sha1-reftable-auto/wt &&
+	 garchive --format=tar HEAD >../../../actual.head &&
+	 garchive --format=tar refs/worktree/own >../../../actual.own &&
+	 garchive --format=tar main-worktree/HEAD >../../../actual.main) &&
+	id=$(sed -n "s/^HEAD	//p" fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.head &&
+	cmp expect.head actual.head &&
+	id=$(sed -n "s/^refs.worktree.own	//p" \
+		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.own &&
+	cmp expect.own actual.own &&
+	id=$(sed -n "s/^main-worktree.HEAD	//p" \
+		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of sha1-reftable-auto "$id" >expect.main &&
+	cmp expect.main actual.main
+'
+
+test_expect_success 'GIT_DIR names a reftable repository' '
+	GIT_DIR=fx/sha1-reftable-packed/repo/.git garchive --format=tar v1 \
+		>actual.tar &&
+	id=$(sed -n "s/^v1	//p" fx/sha1-reftable-packed/expect/main/rev-parse) &&
+	git_archive_of sha1-reftable-packed "$id" >expect.tar &&
+	cmp expect.tar actual.tar
+'
+
+test_expect_success 'upload-archive serves a reftable repository' '
+	for k in $(fixture_dirs)
+	do
+		grep -v "@{" "$k/expect/main/archive" >served &&
+		while IFS="	" read -r rev sum
+		do
+			(cd "$k/repo" &&
+			 git archive --remote=. --exec="garchive upload-archive" \
+				--format=tar "$rev") >actual.tar &&
+			echo "$sum" >expect.sum &&
+			sha256sum <actual.tar | cut -d" " -f1 >actual.sum &&
+			test_cmp expect.sum actual.sum || return 1
+		done <served || return 1
+	done
+'
+
+# A stack another git rewrites while garchive reads it.  Debian 12 has
+# no git that writes reftable, so the writer here plays git's part with
+# tables git 2.47 wrote: the auto-compacted fixture's four tables and the
+# packed fixture's one, which hold the same refs and reflogs.  Each
+# round it writes the tables of one state, names them in a new
+# tables.list (renamed over the old one, as git commits a stack) and
+# deletes the other state's tables, as compaction does: a reader that
+# read the old list finds its tables gone and must read the list again.
+test_expect_success 'a stack rewritten while garchive reads it' '
+	cp -R fx/sha1-reftable-auto/repo live &&
+	mkdir states &&
+	cp -R fx/sha1-reftable-auto/repo/.git/reftable states/a &&
+	cp -R fx/sha1-reftable-packed/repo/.git/reftable states/b &&
+	cat >rewrite.py <<-\EOF &&
+	import os, shutil, sys
+	live, states, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+	def tables(state):
+	    with open(os.path.join(states, state, "tables.list")) as f:
+	        return f.read().split()
+	for n in range(rounds):
+	    if os.path.exists("stop"):
+	        break
+	    new, old = ("b", "a") if n % 2 == 0 else ("a", "b")
+	    for t in tables(new):
+	        shutil.copy(os.path.join(states, new, t), os.path.join(live, t + ".tmp"))
+	        os.rename(os.path.join(live, t + ".tmp"), os.path.join(live, t))
+	    with open(os.path.join(live, "tables.list.lock"), "w") as f:
+	        f.write("".join(t + "\n" for t in tables(new)))
+	    os.rename(os.path.join(live, "tables.list.lock"),
+	              os.path.join(live, "tables.list"))
+	    for t in tables(old):
+	        os.unlink(os.path.join(live, t))
+	    with open("rounds.tmp", "w") as f:
+	        f.write("%d\n" % (n + 1))
+	    os.rename("rounds.tmp", "rounds")
+	EOF
+	echo 0 >rounds &&
+	python3 rewrite.py live/.git/reftable states 100000 &
+	writer=$! &&
+	test_when_finished "touch stop; wait $writer" &&
+	reads=0 &&
+	while :
+	do
+		for rev in HEAD main@{2} v1 feature
+		do
+			sum=$(sed -n "s/^$rev	//p" \
+				fx/sha1-reftable-auto/expect/main/archive) &&
+			got=$(cd live && garchive --format=tar "$rev" |
+			      sha256sum | cut -d" " -f1) &&
+			test "$got" = "$sum" || {
+				echo "read $reads: $rev differs"
+				return 1
+			}
+		done &&
+		reads=$((reads + 1)) &&
+		rounds=$(cat rounds) &&
+		if test $reads -ge 50 && test $rounds -ge 20
+		then
+			break
+		fi &&
+		test $reads -lt 2000 || {
+			echo "the writer did $rounds rounds in $reads reads"
+			return 1
+		}
+	done &&
+	echo "$reads reads, $rounds rounds"
+'
+
+test_expect_success 'SHA-256 repositories: refused, saying why' '
+	for k in fx/sha256-*
+	do
+		(cd "$k/repo" && test_expect_code 128 garchive HEAD) \
+			>out 2>err &&
+		test_must_be_empty out &&
+		grep "^fatal: cannot read the repository: its objects are named by sha256" err ||
+		return 1
+	done
+'
+
+# A git that writes reftable (2.45 or later): $GARCHIVE_TEST_NEW_GIT,
+# else the git on PATH when new enough (Debian 13).  Without one the
+# tests that compare with it live are skipped.
+reftable_git_ok_ () {
+	v=$("$1" version 2>/dev/null |
+	    sed -n 's/^git version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	test -n "$v" || return 1
+	set -- $v
+	test $1 -gt 2 || { test $1 = 2 && test $2 -ge 45; }
+}
+REFTABLE_GIT=
+for g in ${GARCHIVE_TEST_NEW_GIT:+"$GARCHIVE_TEST_NEW_GIT"} git
+do
+	if reftable_git_ok_ "$g"
+	then
+		REFTABLE_GIT=$g
+		test_set_prereq REFTABLE_GIT
+		break
+	fi
+done
+
+test_expect_success REFTABLE_GIT 'live: garchive and a git that writes reftable' '
+	"$REFTABLE_GIT" init -q --ref-format=reftable live-new &&
+	(cd live-new &&
+	 for i in 1 2 3 4
+	 do
+		echo $i >f && "$REFTABLE_GIT" add f && test_tick &&
+		"$REFTABLE_GIT" commit -q -m c$i || return 1
+	 done &&
+	 "$REFTABLE_GIT" tag -a -m t v1 HEAD~2 &&
+	 "$REFTABLE_GIT" tag light HEAD~1 &&
+	 "$REFTABLE_GIT" branch side HEAD~3 &&
+	 "$REFTABLE_GIT" checkout -q side &&
+	 "$REFTABLE_GIT" checkout -q main &&
+	 for step in before packed
+	 do
+		for rev in HEAD main v1 light side main@{1} HEAD@{2} @{-1} \
+			v1^{tree} main~2
+		do
+			test_clock_start &&
+			frozen "$REFTABLE_GIT" archive --format=tar "$rev" \
+				>expect.tar &&
+			frozen garchive --format=tar "$rev" >actual.tar &&
+			cmp expect.tar actual.tar || {
+				echo "$step: $rev differs"
+				return 1
+			}
+		done &&
+		"$REFTABLE_GIT" pack-refs --all || return 1
+	 done)
+'
+
+# The repository format, as git 2.39 reads it.
+test_expect_success 'setup: a repository to change the format of' '
+	git init -q fmt &&
+	(cd fmt && test_commit one)
+'
+
+# with_format VERSION [KEY=VALUE...]: set the format of fmt/ anew.
+with_format () {
+	git config -f fmt/.git/config --remove-section extensions 2>/dev/null
+	git config -f fmt/.git/config core.repositoryformatversion "$1" &&
+	shift &&
+	for kv in "$@"
+	do
+		git config -f fmt/.git/config "${kv%%=*}" "${kv#*=}" || return 1
+	done
+}
+
+test_expect_success 'extensions git reads; unknown ones in version 0' '
+	with_format 0 extensions.foo=bar &&
+	(cd fmt && test_same_as_git HEAD) &&
+	with_format 1 extensions.noop=x extensions.noop-v1=x \
+		extensions.objectformat=sha1 extensions.worktreeconfig=true \
+		extensions.preciousobjects=true \
+		extensions.partialclone=origin &&
+	(cd fmt && test_same_as_git HEAD) &&
+	with_format 1 extensions.refstorage=files &&
+	(cd fmt && garchive HEAD >../actual.tar) &&
+	with_format 1 &&
+	(cd fmt && git archive HEAD >../expect.tar) &&
+	cmp expect.tar actual.tar
+'
+
+test_expect_success 'unknown extensions in version 1: git refuses them' '
+	with_format 1 extensions.foo=bar &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	(cd fmt && GIT_DIR=.git && export GIT_DIR && same_failure_as_git HEAD) &&
+	with_format 1 extensions.foo=bar extensions.bar=baz &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	git init -q --bare fmt.git &&
+	git config -f fmt.git/config core.repositoryformatversion 1 &&
+	git config -f fmt.git/config extensions.foo bar &&
+	(cd fmt.git/refs && same_failure_as_git HEAD)
+'
+
+test_expect_success 'version-1 extensions in version 0, a version over 1' '
+	with_format 0 extensions.objectformat=sha1 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 0 extensions.noop-v1=x extensions.objectformat=sha1 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 2 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	(cd fmt && GIT_DIR=.git && export GIT_DIR && same_failure_as_git HEAD)
+'
+
+test_expect_success 'an objectformat git does not know' '
+	with_format 1 extensions.objectformat=sha3 &&
+	(cd fmt && same_failure_as_git HEAD) &&
+	with_format 0
+'
+
+test_done
