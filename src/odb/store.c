@@ -278,15 +278,27 @@ static int pack_order(const void *a_, const void *b_)
 	return strcmp(a->path, b->path);
 }
 
-static void scan_packs(struct ga_store *s)
+/* Whether the pack of index `name` in directory `dir` is in the list. */
+static int pack_known(const struct ga_store *s, size_t dir, const char *name)
+{
+	size_t len = strlen(name) - 4, dlen = strlen(s->dirs[dir].dir), i;
+
+	for (i = 0; i < s->nr_packs; i++) {
+		const char *path = s->packs[i]->path;
+
+		if (s->packs[i]->dir == dir &&
+		    !strncmp(path + dlen + 6, name, len) &&
+		    !strcmp(path + dlen + 6 + len, ".pack"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Add the packs of every directory not listed yet; s->lock is held. */
+static void scan_dirs(struct ga_store *s)
 {
 	size_t i;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->scanned) {
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
 	for (i = 0; i < s->nr_dirs; i++) {
 		char *dirpath = ga_xstrfmt("%s/pack", s->dirs[i].dir);
 		DIR *dir = opendir(dirpath);
@@ -295,7 +307,8 @@ static void scan_packs(struct ga_store *s)
 		while (dir && (de = readdir(dir))) {
 			size_t len = strlen(de->d_name);
 
-			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx"))
+			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx") &&
+			    !pack_known(s, i, de->d_name))
 				add_pack(s, i, de->d_name);
 		}
 		if (dir)
@@ -305,6 +318,20 @@ static void scan_packs(struct ga_store *s)
 	if (s->nr_packs > 1)
 		qsort(s->packs, s->nr_packs, sizeof(*s->packs), pack_order);
 	s->scanned = 1;
+}
+
+static void scan_packs(struct ga_store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->scanned)
+		scan_dirs(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ga_store_refresh(struct ga_store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	scan_dirs(s);
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -44,6 +44,14 @@ struct ga_store *ga_store_new(enum ga_hash_algo algo, int report);
  */
 int ga_store_add_dir(struct ga_store *s, const char *dir, const char *shown);
 
+/*
+ * Look for packs added since the directories were read (git's
+ * reprepare_packed_git()): a fetch, such as a partial clone's lazy
+ * one, brings its objects in a new pack.  Not to be called while
+ * another thread reads from the same store.
+ */
+void ga_store_refresh(struct ga_store *s);
+
 void ga_store_free(struct ga_store *s);
 
 /* How messages name the first directory. */
