@@ -391,7 +391,16 @@ test_expect_success 'a submodule git does not trust is refused, as git refuses i
 	GIT_CONFIG_KEY_2=safe.directory GIT_CONFIG_VALUE_2="$top/sub" \
 	test_expect_code 128 garchive --recurse-submodules HEAD >out 2>err &&
 	refused_in "$top/sub/inner" err &&
-	test_must_be_empty out
+	# Met inside the walk, the refusal ends the archive there, as any
+	# failure does (the whole blocks written so far stay, as in git):
+	# nothing of the refused repository, and no -o file.
+	! grep -a "sub/inner/" out &&
+	GIT_CONFIG_COUNT=3 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$top" \
+	GIT_CONFIG_KEY_1=safe.directory GIT_CONFIG_VALUE_1="$top/libs/b" \
+	GIT_CONFIG_KEY_2=safe.directory GIT_CONFIG_VALUE_2="$top/sub" \
+	test_expect_code 128 garchive --recurse-submodules -o ga.tar HEAD 2>err &&
+	refused_in "$top/sub/inner" err &&
+	test_path_is_missing ga.tar
 '
 
 test_expect_success ROOT 'a submodule owned by nobody: refused, its filter never run' '
