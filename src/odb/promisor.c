@@ -405,20 +405,14 @@ static void backend_free(git_odb_backend *backend)
 int promisor_backend_add(git_odb *odb, git_repository *repo, int priority)
 {
 	struct promisor_backend *b;
-	struct promisors p = { 0 };
-	struct ga_config *cfg = NULL;
-	size_t nr = 0;
-	int error;
 
-	if ((error = config_load(&cfg, repo, NULL, 0)) == 0 &&
-	    (error = load_promisors(&p, cfg)) == 0)
-		nr = p.nr;
-	promisors_release(&p);
-	config_free(cfg);
-	/* A configuration that cannot be read is told later, as before. */
-	ga_error_clear();
-	if (!nr)
-		return 0;
+	/*
+	 * Whether the repository has promisor remotes is asked on the
+	 * first missing object (lazy_fetch()), not here: the repository
+	 * is opened before its configuration is read, and reading it here
+	 * too would print its errors twice.  Without promisors, a missing
+	 * object stays missing.
+	 */
 	b = ga_xcalloc(1, sizeof(*b));
 	git_odb_init_backend(&b->parent, GIT_ODB_BACKEND_VERSION);
 	b->parent.read = backend_read;
