@@ -128,6 +128,13 @@ static int store_read_prefix(git_oid *out, void **data, size_t *len,
 	return error < 0 ? error : store_read(data, len, type, backend, out);
 }
 
+/* libgit2 asks after a read found nothing, and after a fetch. */
+static int store_refresh(git_odb_backend *backend)
+{
+	ga_store_refresh(store_of(backend));
+	return 0;
+}
+
 static void store_free(git_odb_backend *backend)
 {
 	ga_store_free(store_of(backend));
@@ -148,6 +155,7 @@ static int store_backend_new(git_odb_backend **out, struct ga_store *store)
 	b->parent.read_prefix = store_read_prefix;
 	b->parent.exists = store_exists;
 	b->parent.exists_prefix = store_exists_prefix;
+	b->parent.refresh = store_refresh;
 	b->parent.free = store_free;
 	*out = &b->parent;
 	return 0;

@@ -49,6 +49,15 @@ struct objdir {
 	git_odb_backend *loose;
 };
 
+/*
+ * A list of packs a refresh replaced: readers may still walk it, so it
+ * lives as long as the store.
+ */
+struct retired_packs {
+	struct pack **packs;
+	struct retired_packs *next;
+};
+
 struct cache_ent {
 	struct pack *pack;
 	uint64_t offset;
@@ -66,6 +75,7 @@ struct ga_store {
 	size_t nr_dirs, alloc_dirs;
 	struct pack **packs;
 	size_t nr_packs, alloc_packs;
+	struct retired_packs *retired;	/* lists a refresh replaced */
 	int scanned;
 	pthread_mutex_t lock;		/* the packs list and the cache */
 	struct cache_ent *lru, *mru;
@@ -278,15 +288,26 @@ static int pack_order(const void *a_, const void *b_)
 	return strcmp(a->path, b->path);
 }
 
-static void scan_packs(struct ga_store *s)
+/* Whether the index `name` of directory `dir` is one of the packs. */
+static int has_pack(const struct ga_store *s, size_t dir, const char *name)
+{
+	size_t i, len = strlen(name) - 4, at = strlen(s->dirs[dir].dir) + 6;
+
+	for (i = 0; i < s->nr_packs; i++) {
+		const struct pack *p = s->packs[i];
+
+		if (p->dir == dir && strlen(p->path) == at + len + 5 &&
+		    !strncmp(p->path + at, name, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Add the indexes of the pack directories not among the packs yet. */
+static void add_new_packs(struct ga_store *s)
 {
 	size_t i;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->scanned) {
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
 	for (i = 0; i < s->nr_dirs; i++) {
 		char *dirpath = ga_xstrfmt("%s/pack", s->dirs[i].dir);
 		DIR *dir = opendir(dirpath);
@@ -295,7 +316,8 @@ static void scan_packs(struct ga_store *s)
 		while (dir && (de = readdir(dir))) {
 			size_t len = strlen(de->d_name);
 
-			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx"))
+			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx") &&
+			    !has_pack(s, i, de->d_name))
 				add_pack(s, i, de->d_name);
 		}
 		if (dir)
@@ -304,7 +326,51 @@ static void scan_packs(struct ga_store *s)
 	}
 	if (s->nr_packs > 1)
 		qsort(s->packs, s->nr_packs, sizeof(*s->packs), pack_order);
+}
+
+static void scan_packs(struct ga_store *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->scanned)
+		add_new_packs(s);
 	s->scanned = 1;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The packs as a reader walks them: a refresh never changes a list
+ * handed out, it puts a new one in its place.
+ */
+static size_t packs_of(struct ga_store *s, struct pack ***packs)
+{
+	size_t nr;
+
+	scan_packs(s);
+	pthread_mutex_lock(&s->lock);
+	*packs = s->packs;
+	nr = s->nr_packs;
+	pthread_mutex_unlock(&s->lock);
+	return nr;
+}
+
+void ga_store_refresh(struct ga_store *s)
+{
+	struct retired_packs *r = ga_xcalloc(1, sizeof(*r));
+	int report = s->report;
+
+	scan_packs(s);
+	pthread_mutex_lock(&s->lock);
+	r->packs = s->packs;
+	s->packs = ga_xcalloc(s->nr_packs + 1, sizeof(*s->packs));
+	s->alloc_packs = s->nr_packs + 1;
+	if (s->nr_packs)
+		memcpy(s->packs, r->packs, s->nr_packs * sizeof(*s->packs));
+	/* Indexes git would not use were told at the first scan. */
+	s->report = 0;
+	add_new_packs(s);
+	s->report = report;
+	r->next = s->retired;
+	s->retired = r;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -400,11 +466,11 @@ struct entry {
 static int find_entry(struct ga_store *s, const unsigned char *raw,
 		      struct entry *e, struct ga_buf *why)
 {
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
-		struct pack *p = s->packs[i];
+	for (i = 0; i < nr; i++) {
+		struct pack *p = packs[i];
 		uint32_t pos;
 
 		if (!ga_pack_idx_find(&p->idx, raw, &pos) ||
@@ -702,7 +768,8 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 			     struct ga_buf *why, int error)
 {
 	char hex[GA_OID_MAX_HEXSZ + 1];
-	size_t i;
+	struct pack **packs;
+	size_t i, nr;
 
 	if (error == GA_ECORRUPT) {
 		const char *fatal = why->ptr ? strrchr(why->ptr, '\n') : NULL;
@@ -719,12 +786,13 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 	report_lines(why);
 	ga_buf_release(why);
 	ga_oid_fmt(hex, id);
-	for (i = 0; i < s->nr_packs; i++)
-		if (is_bad_copy(s, s->packs[i], id->id)) {
+	nr = packs_of(s, &packs);
+	for (i = 0; i < nr; i++)
+		if (is_bad_copy(s, packs[i], id->id)) {
 			struct ga_buf lines = GA_BUF_INIT;
 
 			return object_corrupt(&lines, "packed", hex,
-					      s->packs[i]->shown);
+					      packs[i]->shown);
 		}
 	return GA_ENOTFOUND;
 }
@@ -940,14 +1008,14 @@ int ga_store_read_header(struct ga_store *s, const struct ga_oid *id,
 
 int ga_store_exists(struct ga_store *s, const struct ga_oid *id)
 {
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
+	for (i = 0; i < nr; i++) {
 		uint32_t pos;
 
-		if (ga_pack_idx_find(&s->packs[i]->idx, id->id, &pos) &&
-		    pack_usable(s, s->packs[i]))
+		if (ga_pack_idx_find(&packs[i]->idx, id->id, &pos) &&
+		    pack_usable(s, packs[i]))
 			return 1;
 	}
 	return loose_dir_of(s, id) != NULL;
@@ -967,11 +1035,11 @@ int ga_store_find_prefix(struct ga_store *s, const struct ga_oid *prefix,
 			 size_t nibbles, struct ga_oid *out)
 {
 	int have = 0, error;
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
-		struct pack *p = s->packs[i];
+	for (i = 0; i < nr; i++) {
+		struct pack *p = packs[i];
 		struct ga_oid cand;
 		uint32_t pos;
 
@@ -1172,6 +1240,13 @@ void ga_store_free(struct ga_store *s)
 		free(s->dirs[i].shown);
 	}
 	free(s->packs);
+	while (s->retired) {
+		struct retired_packs *r = s->retired;
+
+		s->retired = r->next;
+		free(r->packs);
+		free(r);
+	}
 	free(s->dirs);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -44,6 +44,13 @@ struct ga_store *ga_store_new(enum ga_hash_algo algo, int report);
  */
 int ga_store_add_dir(struct ga_store *s, const char *dir, const char *shown);
 
+/*
+ * Look for packs added since the store first looked (git's
+ * reprepare_packed_git(), as after a partial clone's fetch).  Safe while
+ * other threads read.
+ */
+void ga_store_refresh(struct ga_store *s);
+
 void ga_store_free(struct ga_store *s);
 
 /* How messages name the first directory. */
