@@ -224,7 +224,8 @@ static int map_file(unsigned char **map, size_t *size, int fd)
  * check_packed_git_idx(): an index git would not read is told at once
  * (with `report`) and left out.
  */
-static void add_pack(struct ga_store *s, size_t dir, const char *name)
+static void add_pack(struct ga_store *s, size_t dir, const char *name,
+		     int report)
 {
 	const struct objdir *d = &s->dirs[dir];
 	int local = dir == 0;
@@ -252,7 +253,7 @@ static void add_pack(struct ga_store *s, size_t dir, const char *name)
 					s->rawsz, &version);
 	close(fd);
 	if (err != GA_IDX_OK) {
-		if (s->report) {
+		if (report) {
 			char *why = idx_complaint(err, version, idx_shown);
 
 			ga_report(GA_REPORT_ERROR, "%s", why);
@@ -303,8 +304,11 @@ static int has_pack(const struct ga_store *s, size_t dir, const char *name)
 	return 0;
 }
 
-/* Add the indexes of the pack directories not among the packs yet. */
-static void add_new_packs(struct ga_store *s)
+/*
+ * Add the indexes of the pack directories not among the packs yet,
+ * telling those git would not use with `report`.
+ */
+static void add_new_packs(struct ga_store *s, int report)
 {
 	size_t i;
 
@@ -318,7 +322,7 @@ static void add_new_packs(struct ga_store *s)
 
 			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx") &&
 			    !has_pack(s, i, de->d_name))
-				add_pack(s, i, de->d_name);
+				add_pack(s, i, de->d_name, report);
 		}
 		if (dir)
 			closedir(dir);
@@ -332,7 +336,7 @@ static void scan_packs(struct ga_store *s)
 {
 	pthread_mutex_lock(&s->lock);
 	if (!s->scanned)
-		add_new_packs(s);
+		add_new_packs(s, s->report);
 	s->scanned = 1;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -356,21 +360,29 @@ static size_t packs_of(struct ga_store *s, struct pack ***packs)
 void ga_store_refresh(struct ga_store *s)
 {
 	struct retired_packs *r = ga_xcalloc(1, sizeof(*r));
-	int report = s->report;
+	size_t nr, alloc;
 
 	scan_packs(s);
 	pthread_mutex_lock(&s->lock);
 	r->packs = s->packs;
-	s->packs = ga_xcalloc(s->nr_packs + 1, sizeof(*s->packs));
-	s->alloc_packs = s->nr_packs + 1;
-	if (s->nr_packs)
-		memcpy(s->packs, r->packs, s->nr_packs * sizeof(*s->packs));
+	nr = s->nr_packs;
+	alloc = s->alloc_packs;
+	s->packs = ga_xcalloc(nr + 1, sizeof(*s->packs));
+	s->alloc_packs = nr + 1;
+	if (nr)
+		memcpy(s->packs, r->packs, nr * sizeof(*s->packs));
 	/* Indexes git would not use were told at the first scan. */
-	s->report = 0;
-	add_new_packs(s);
-	s->report = report;
-	r->next = s->retired;
-	s->retired = r;
+	add_new_packs(s, 0);
+	if (s->nr_packs == nr) {
+		/* Nothing new (a look-up that found nothing): as it was. */
+		free(s->packs);
+		s->packs = r->packs;
+		s->alloc_packs = alloc;
+		free(r);
+	} else {
+		r->next = s->retired;
+		s->retired = r;
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
