@@ -109,12 +109,15 @@ partial_clones () {
 
 # same_in_clones ARGS...: `git archive ARGS` in pc-git and `garchive
 # ARGS` in pc-ga exit alike and write the same stdout and stderr (in
-# the same frozen second: archives of a tree carry "now").
+# the same frozen second: archives of a tree carry "now").  garchive
+# runs with $clone_threads threads when that is set: missing blobs are
+# fetched from the read-ahead workers.
 same_in_clones () {
 	test_clock_start
 	(cd pc-git && frozen git archive "$@") >expect.out 2>expect.err
 	expect_code=$?
-	(cd pc-ga && frozen garchive "$@") >actual.out 2>actual.err
+	(cd pc-ga && frozen garchive ${clone_threads:+--threads=$clone_threads} \
+		"$@") >actual.out 2>actual.err
 	actual_code=$?
 	same_code_as_git_ &&
 	test_cmp expect.err actual.err &&
@@ -128,45 +131,57 @@ blobs_missing () {
 }
 
 test_expect_success 'partial clone: missing blobs fetched as git fetches them' '
+	test_when_finished "unset clone_threads" &&
 	git -C r config uploadpack.allowFilter true &&
-	partial_clones &&
-	test "$(blobs_missing pc-ga)" = 3 &&
-	same_in_clones HEAD &&
-	test "$actual_code" = 0 &&
-	test "$(blobs_missing pc-ga)" = 0 &&
-	partial_clones &&
-	same_in_clones --format=zip HEAD~1:sub &&
-	test "$actual_code" = 0 &&
-	partial_clones &&
-	(cd pc-git && git archive HEAD) >expect.tar &&
-	(cd pc-ga && garchive --threads=8 HEAD) >actual.tar &&
-	test_cmp expect.tar actual.tar
+	for clone_threads in 1 8
+	do
+		partial_clones &&
+		test "$(blobs_missing pc-ga)" = 3 &&
+		same_in_clones HEAD &&
+		test "$actual_code" = 0 &&
+		test "$(blobs_missing pc-ga)" = 0 &&
+		partial_clones &&
+		same_in_clones --format=zip HEAD~1:sub &&
+		test "$actual_code" = 0 || return 1
+	done
 '
 
 test_expect_success 'partial clone: GIT_NO_LAZY_FETCH, as git 2.39' '
+	test_when_finished "unset clone_threads" &&
 	partial_clones &&
+	for clone_threads in 1 8
+	do
+		(
+			GIT_NO_LAZY_FETCH=1 && export GIT_NO_LAZY_FETCH &&
+			same_in_clones HEAD &&
+			test "$actual_code" = 128 &&
+			grep "^warning: lazy fetching disabled; some objects may not be available\$" actual.err &&
+			grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err &&
+			same_in_clones HEAD:sub/inner &&
+			GIT_NO_LAZY_FETCH=bogus && same_in_clones HEAD &&
+			test "$actual_code" = 128
+		) || return 1
+	done &&
 	(
-		GIT_NO_LAZY_FETCH=1 && export GIT_NO_LAZY_FETCH &&
+		GIT_NO_LAZY_FETCH=0 && export GIT_NO_LAZY_FETCH &&
 		same_in_clones HEAD &&
-		test "$actual_code" = 128 &&
-		grep "^warning: lazy fetching disabled; some objects may not be available\$" actual.err &&
-		grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err &&
-		same_in_clones HEAD:sub/inner &&
-		GIT_NO_LAZY_FETCH=bogus && same_in_clones HEAD &&
-		test "$actual_code" = 128 &&
-		GIT_NO_LAZY_FETCH=0 && same_in_clones HEAD &&
 		test "$actual_code" = 0
 	) &&
 	test_must_be_empty actual.err
 '
 
 test_expect_success 'partial clone: the promisor remote is gone' '
+	test_when_finished "unset clone_threads" &&
 	partial_clones &&
 	git -C pc-git config remote.origin.url "$TRASH_DIRECTORY/gone" &&
 	git -C pc-ga config remote.origin.url "$TRASH_DIRECTORY/gone" &&
-	same_in_clones HEAD &&
-	test "$actual_code" = 128 &&
-	grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err &&
+	for clone_threads in 1 8
+	do
+		same_in_clones HEAD &&
+		test "$actual_code" = 128 &&
+		grep "^fatal: could not fetch [0-9a-f]* from promisor remote\$" actual.err ||
+		return 1
+	done &&
 	partial_clones &&
 	git -C pc-git config --unset remote.origin.promisor &&
 	git -C pc-ga config --unset remote.origin.promisor &&

@@ -474,11 +474,18 @@ test_expect_success 'a submodule that is a partial clone: its blobs fetched' '
 		git add t lb 2>/dev/null &&
 		test_tick &&
 		git commit -q -m pcsuper &&
-		test_expect_code 128 env GIT_NO_LAZY_FETCH=1 \
-			garchive --recurse-submodules HEAD >/dev/null 2>err &&
-		grep "^warning: lazy fetching disabled; some objects may not be available\$" err &&
-		garchive --recurse-submodules HEAD >../pc.tar
+		for n in 1 8
+		do
+			test_expect_code 128 env GIT_NO_LAZY_FETCH=1 \
+				garchive --threads=$n --recurse-submodules HEAD \
+				>/dev/null 2>err &&
+			grep "^warning: lazy fetching disabled; some objects may not be available\$" err ||
+			return 1
+		done &&
+		garchive --threads=8 --recurse-submodules HEAD >../pc.tar &&
+		garchive --threads=1 --recurse-submodules HEAD >../pc1.tar
 	) &&
+	test_cmp pc.tar pc1.tar &&
 	tar xOf pc.tar lb/b.txt >actual &&
 	git -C b show HEAD:b.txt >expect &&
 	test_cmp expect actual

@@ -282,4 +282,42 @@ test_expect_success 'installed as git-upload-archive: git'"'"'s exit status' '
 		<head.req >out
 '
 
+# A served archive that stops short: git's server has written the
+# entries in front of the damaged blob, as far as whole 10240-byte
+# blocks go, and the client gets those bytes before the error.  The
+# damaged blob sorts last; garchive's writer runs with 1 and 8 threads.
+test_expect_success 'an entry that cannot be read: the bytes git'"'"'s server sent' '
+	git init -q damaged &&
+	(
+		cd damaged &&
+		for i in 1 2 3 4 5 6 7 8 9
+		do
+			python3 -c "
+import random, sys
+r = random.Random(int(sys.argv[2]))
+open(sys.argv[1], \"wb\").write(r.randbytes(3000))
+" a$i $i || return 1
+		done &&
+		echo last >z &&
+		git add . &&
+		test_tick &&
+		git commit -q -m front
+	) &&
+	damage_loose damaged/.git $(git -C damaged rev-parse HEAD:z) cut 10 &&
+	cd damaged &&
+	test_expect_code 1 bounded git archive --remote=. HEAD \
+		>git.out 2>git.err &&
+	test $(wc -c <git.out) = 30720 &&
+	for n in 1 8
+	do
+		test_expect_code 1 bounded git archive --remote=. \
+			--exec="garchive -c garchive.threads=$n upload-archive" \
+			HEAD >ga.out 2>ga.err &&
+		cmp git.out ga.out &&
+		sort git.err >expect &&
+		sort ga.err >actual &&
+		test_cmp expect actual || return 1
+	done
+'
+
 test_done

@@ -128,7 +128,7 @@ static int store_read_prefix(git_oid *out, void **data, size_t *len,
 	return error < 0 ? error : store_read(data, len, type, backend, out);
 }
 
-/* libgit2 asks this when an object is not found, before its last try. */
+/* libgit2 asks after a read found nothing, and after a fetch. */
 static int store_refresh(git_odb_backend *backend)
 {
 	ga_store_refresh(store_of(backend));

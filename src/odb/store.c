@@ -49,6 +49,15 @@ struct objdir {
 	git_odb_backend *loose;
 };
 
+/*
+ * A list of packs a refresh replaced: readers may still walk it, so it
+ * lives as long as the store.
+ */
+struct retired_packs {
+	struct pack **packs;
+	struct retired_packs *next;
+};
+
 struct cache_ent {
 	struct pack *pack;
 	uint64_t offset;
@@ -66,6 +75,7 @@ struct ga_store {
 	size_t nr_dirs, alloc_dirs;
 	struct pack **packs;
 	size_t nr_packs, alloc_packs;
+	struct retired_packs *retired;	/* lists a refresh replaced */
 	int scanned;
 	pthread_mutex_t lock;		/* the packs list and the cache */
 	struct cache_ent *lru, *mru;
@@ -214,7 +224,8 @@ static int map_file(unsigned char **map, size_t *size, int fd)
  * check_packed_git_idx(): an index git would not read is told at once
  * (with `report`) and left out.
  */
-static void add_pack(struct ga_store *s, size_t dir, const char *name)
+static void add_pack(struct ga_store *s, size_t dir, const char *name,
+		     int report)
 {
 	const struct objdir *d = &s->dirs[dir];
 	int local = dir == 0;
@@ -242,7 +253,7 @@ static void add_pack(struct ga_store *s, size_t dir, const char *name)
 					s->rawsz, &version);
 	close(fd);
 	if (err != GA_IDX_OK) {
-		if (s->report) {
+		if (report) {
 			char *why = idx_complaint(err, version, idx_shown);
 
 			ga_report(GA_REPORT_ERROR, "%s", why);
@@ -278,24 +289,26 @@ static int pack_order(const void *a_, const void *b_)
 	return strcmp(a->path, b->path);
 }
 
-/* Whether the pack of index `name` in directory `dir` is in the list. */
-static int pack_known(const struct ga_store *s, size_t dir, const char *name)
+/* Whether the index `name` of directory `dir` is one of the packs. */
+static int has_pack(const struct ga_store *s, size_t dir, const char *name)
 {
-	size_t len = strlen(name) - 4, dlen = strlen(s->dirs[dir].dir), i;
+	size_t i, len = strlen(name) - 4, at = strlen(s->dirs[dir].dir) + 6;
 
 	for (i = 0; i < s->nr_packs; i++) {
-		const char *path = s->packs[i]->path;
+		const struct pack *p = s->packs[i];
 
-		if (s->packs[i]->dir == dir &&
-		    !strncmp(path + dlen + 6, name, len) &&
-		    !strcmp(path + dlen + 6 + len, ".pack"))
+		if (p->dir == dir && strlen(p->path) == at + len + 5 &&
+		    !strncmp(p->path + at, name, len))
 			return 1;
 	}
 	return 0;
 }
 
-/* Add the packs of every directory not listed yet; s->lock is held. */
-static void scan_dirs(struct ga_store *s)
+/*
+ * Add the indexes of the pack directories not among the packs yet,
+ * telling those git would not use with `report`.
+ */
+static void add_new_packs(struct ga_store *s, int report)
 {
 	size_t i;
 
@@ -308,8 +321,8 @@ static void scan_dirs(struct ga_store *s)
 			size_t len = strlen(de->d_name);
 
 			if (len > 4 && !strcmp(de->d_name + len - 4, ".idx") &&
-			    !pack_known(s, i, de->d_name))
-				add_pack(s, i, de->d_name);
+			    !has_pack(s, i, de->d_name))
+				add_pack(s, i, de->d_name, report);
 		}
 		if (dir)
 			closedir(dir);
@@ -317,21 +330,59 @@ static void scan_dirs(struct ga_store *s)
 	}
 	if (s->nr_packs > 1)
 		qsort(s->packs, s->nr_packs, sizeof(*s->packs), pack_order);
-	s->scanned = 1;
 }
 
 static void scan_packs(struct ga_store *s)
 {
 	pthread_mutex_lock(&s->lock);
 	if (!s->scanned)
-		scan_dirs(s);
+		add_new_packs(s, s->report);
+	s->scanned = 1;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The packs as a reader walks them: a refresh never changes a list
+ * handed out, it puts a new one in its place.
+ */
+static size_t packs_of(struct ga_store *s, struct pack ***packs)
+{
+	size_t nr;
+
+	scan_packs(s);
+	pthread_mutex_lock(&s->lock);
+	*packs = s->packs;
+	nr = s->nr_packs;
+	pthread_mutex_unlock(&s->lock);
+	return nr;
 }
 
 void ga_store_refresh(struct ga_store *s)
 {
+	struct retired_packs *r = ga_xcalloc(1, sizeof(*r));
+	size_t nr, alloc;
+
+	scan_packs(s);
 	pthread_mutex_lock(&s->lock);
-	scan_dirs(s);
+	r->packs = s->packs;
+	nr = s->nr_packs;
+	alloc = s->alloc_packs;
+	s->packs = ga_xcalloc(nr + 1, sizeof(*s->packs));
+	s->alloc_packs = nr + 1;
+	if (nr)
+		memcpy(s->packs, r->packs, nr * sizeof(*s->packs));
+	/* Indexes git would not use were told at the first scan. */
+	add_new_packs(s, 0);
+	if (s->nr_packs == nr) {
+		/* Nothing new (a look-up that found nothing): as it was. */
+		free(s->packs);
+		s->packs = r->packs;
+		s->alloc_packs = alloc;
+		free(r);
+	} else {
+		r->next = s->retired;
+		s->retired = r;
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -427,11 +478,11 @@ struct entry {
 static int find_entry(struct ga_store *s, const unsigned char *raw,
 		      struct entry *e, struct ga_buf *why)
 {
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
-		struct pack *p = s->packs[i];
+	for (i = 0; i < nr; i++) {
+		struct pack *p = packs[i];
 		uint32_t pos;
 
 		if (!ga_pack_idx_find(&p->idx, raw, &pos) ||
@@ -729,7 +780,8 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 			     struct ga_buf *why, int error)
 {
 	char hex[GA_OID_MAX_HEXSZ + 1];
-	size_t i;
+	struct pack **packs;
+	size_t i, nr;
 
 	if (error == GA_ECORRUPT) {
 		const char *fatal = why->ptr ? strrchr(why->ptr, '\n') : NULL;
@@ -746,12 +798,13 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 	report_lines(why);
 	ga_buf_release(why);
 	ga_oid_fmt(hex, id);
-	for (i = 0; i < s->nr_packs; i++)
-		if (is_bad_copy(s, s->packs[i], id->id)) {
+	nr = packs_of(s, &packs);
+	for (i = 0; i < nr; i++)
+		if (is_bad_copy(s, packs[i], id->id)) {
 			struct ga_buf lines = GA_BUF_INIT;
 
 			return object_corrupt(&lines, "packed", hex,
-					      s->packs[i]->shown);
+					      packs[i]->shown);
 		}
 	return GA_ENOTFOUND;
 }
@@ -967,14 +1020,14 @@ int ga_store_read_header(struct ga_store *s, const struct ga_oid *id,
 
 int ga_store_exists(struct ga_store *s, const struct ga_oid *id)
 {
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
+	for (i = 0; i < nr; i++) {
 		uint32_t pos;
 
-		if (ga_pack_idx_find(&s->packs[i]->idx, id->id, &pos) &&
-		    pack_usable(s, s->packs[i]))
+		if (ga_pack_idx_find(&packs[i]->idx, id->id, &pos) &&
+		    pack_usable(s, packs[i]))
 			return 1;
 	}
 	return loose_dir_of(s, id) != NULL;
@@ -994,11 +1047,11 @@ int ga_store_find_prefix(struct ga_store *s, const struct ga_oid *prefix,
 			 size_t nibbles, struct ga_oid *out)
 {
 	int have = 0, error;
-	size_t i;
+	struct pack **packs;
+	size_t i, nr = packs_of(s, &packs);
 
-	scan_packs(s);
-	for (i = 0; i < s->nr_packs; i++) {
-		struct pack *p = s->packs[i];
+	for (i = 0; i < nr; i++) {
+		struct pack *p = packs[i];
 		struct ga_oid cand;
 		uint32_t pos;
 
@@ -1199,6 +1252,13 @@ void ga_store_free(struct ga_store *s)
 		free(s->dirs[i].shown);
 	}
 	free(s->packs);
+	while (s->retired) {
+		struct retired_packs *r = s->retired;
+
+		s->retired = r->next;
+		free(r->packs);
+		free(r);
+	}
 	free(s->dirs);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -45,10 +45,9 @@ struct ga_store *ga_store_new(enum ga_hash_algo algo, int report);
 int ga_store_add_dir(struct ga_store *s, const char *dir, const char *shown);
 
 /*
- * Look for packs added since the directories were read (git's
- * reprepare_packed_git()): a fetch, such as a partial clone's lazy
- * one, brings its objects in a new pack.  Not to be called while
- * another thread reads from the same store.
+ * Look for packs added since the store first looked (git's
+ * reprepare_packed_git(), as after a partial clone's fetch).  Safe while
+ * other threads read.
  */
 void ga_store_refresh(struct ga_store *s);
 
