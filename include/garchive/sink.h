@@ -24,6 +24,7 @@
 #include "garchive/errors.h"
 
 struct ga_buf;
+struct gzip_line;
 struct walk_options;
 
 struct sink {
@@ -48,6 +49,11 @@ struct sink_spec {
 	 * configured `garchive gzip ...` line, or NULL (garchive.gzip).
 	 */
 	const char *command;
+	/*
+	 * SINK_ENGINE with a command: that command as format.c parsed it
+	 * (gzip-options.h), continued with the level when the sink opens.
+	 */
+	const struct gzip_line *gzip_line;
 	int threads;		/* SINK_ENGINE: as --threads, 0 per CPU */
 };
 
