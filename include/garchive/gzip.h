@@ -5,10 +5,10 @@
  * bytes GNU gzip 1.x (checked against 1.12) writes for `gzip -c -n -N`
  * on the same input read from a regular file: header (no name, mtime 0,
  * OS 3), the same deflate blocks bit for bit, and the trailer.  It runs
- * in-process, as a sink (see sink.h), and on several threads when asked
- * to: the threads parse chunks of the input speculatively and the result
- * is re-synchronised with the one-thread parse, so the bytes never depend
- * on the thread count.
+ * in-process, as a sink (see sink-contract.h), and on several threads
+ * when asked to: the threads parse chunks of the input speculatively
+ * and the result is re-synchronised with the one-thread parse, so the
+ * bytes never depend on the thread count.
  *
  * It is used by `garchive gzip` (a filter like `gzip -cn`), by tar formats
  * whose tar.<format>.command names `garchive gzip`, and by tgz/tar.gz when

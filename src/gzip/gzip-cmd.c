@@ -11,7 +11,7 @@
  */
 #include "gzip-options.h"
 #include "garchive/common.h"
-#include "garchive/sink.h"
+#include "garchive/sink-contract.h"
 
 #include <errno.h>
 #include <fcntl.h>
