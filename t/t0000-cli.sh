@@ -148,7 +148,7 @@ test_lazy_prereq STRACE '
 '
 
 # libgit2 built with mbedTLS (Debian's) would parse the whole system CA
-# bundle at init; garchive makes no TLS connection (src/no-tls.c).
+# bundle at init; garchive makes no TLS connection (src/cli/no-tls.c).
 test_expect_success STRACE 'no run reads the TLS certificate store' '
 	strace -f -e trace=open,openat -o trace.version garchive --version >/dev/null &&
 	strace -f -e trace=open,openat -o trace.tar garchive HEAD >/dev/null &&

@@ -2,7 +2,7 @@
 test_description='big blobs stored whole in a pack are streamed, as git streams them
 
 A blob above core.bigFileThreshold that is stored whole (not as a delta)
-in a pack is inflated from the pack in pieces (src/pack-stream.c): the
+in a pack is inflated from the pack in pieces (src/odb/pack-stream.c): the
 archive is git'"'"'s, memory does not grow with the blob, and damage is
 told as git tells it.'
 . "$(dirname "$0")/lib.sh"

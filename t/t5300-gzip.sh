@@ -314,6 +314,24 @@ test_expect_success 'a level garchive gzip refuses fails as the command would' '
 	grep "^fatal: '"'"'garchive gzip -cn -0'"'"' filter reported error" err
 '
 
+# git would run the line with " -5" through the shell: the child's own
+# words, then git's (not git itself: its write to a child that is gone
+# may or may not kill it with SIGPIPE).
+test_expect_success 'the level appended to a garchive gzip line is read as the child reads it' '
+	cd repo &&
+	test_expect_code 1 garchive gzip --threads -5 </dev/null >out 2>child &&
+	test_must_be_empty out &&
+	{
+		cat child &&
+		echo "fatal: '"'"'garchive gzip --threads -5'"'"' filter reported error"
+	} >expect &&
+	test_expect_code 128 garchive -c tar.tgz.command="garchive gzip --threads" \
+		--format=tgz -5 HEAD >out 2>actual &&
+	test_must_be_empty out &&
+	grep "^garchive gzip: invalid number of threads: '"'"'-5'"'"'" actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a garchive gzip line with shell syntax or a file is a command' '
 	cd repo &&
 	garchive -c tar.tgz.command="garchive gzip -cn | cat" --format=tgz HEAD \

@@ -167,7 +167,7 @@ test_expect_success 'corrupt loose tree: git'"'"'s lines, 128, as git' '
 #
 # libgit2 1.5 spins forever on a loose object cut short and corrupts its
 # heap on a header that claims too few bytes: garchive reads loose
-# objects itself (src/loose.c).  Every run here is stopped after 20
+# objects itself (src/odb/loose.c).  Every run here is stopped after 20
 # seconds, so that a reader that spins fails the test instead of
 # blocking it.
 
@@ -410,7 +410,7 @@ test_expect_success 'a commit whose header claims more bytes than it has: 128' '
 
 # ---- alternates ----
 #
-# garchive follows objects/info/alternates itself (src/odb.c), as git
+# garchive follows objects/info/alternates itself (src/odb/odb.c), as git
 # does: relative entries from the directory that lists them, quoted
 # entries, nested ones to a depth of 5.
 

@@ -5,10 +5,10 @@
  * bytes GNU gzip 1.x (checked against 1.12) writes for `gzip -c -n -N`
  * on the same input read from a regular file: header (no name, mtime 0,
  * OS 3), the same deflate blocks bit for bit, and the trailer.  It runs
- * in-process, as a sink (see sink.h), and on several threads when asked
- * to: the threads parse chunks of the input speculatively and the result
- * is re-synchronised with the one-thread parse, so the bytes never depend
- * on the thread count.
+ * in-process, as a sink (see sink-contract.h), and on several threads
+ * when asked to: the threads parse chunks of the input speculatively
+ * and the result is re-synchronised with the one-thread parse, so the
+ * bytes never depend on the thread count.
  *
  * It is used by `garchive gzip` (a filter like `gzip -cn`), by tar formats
  * whose tar.<format>.command names `garchive gzip`, and by tgz/tar.gz when
@@ -71,37 +71,8 @@ void gzip_sink_stats(const struct sink *s, struct gzip_stats *out);
  */
 const uint8_t *gzip_sink_window(const struct sink *s);
 
-/*
- * The options of a command line naming `garchive gzip`: "[path/]garchive
- * gzip" followed by options only (-c, -n, -1 to -9, --fast, --best,
- * --threads=N, --stdout, --no-name...), as a tar.<format>.command with
- * " -<level>" appended can be.  Returns 1 and fills `out` (threads -1
- * when not given) when `command` is such a line; GA_EUSAGE, with the
- * message `garchive gzip` would print, when it is such a line but with an
- * option garchive gzip refuses; 0 when it is anything else (a file
- * operand, shell syntax, another program), which is then run as a
- * command.
- */
-int gzip_command_match(struct gzip_options *out, const char *command);
-
-/* `garchive gzip [options] [FILE...]` as parsed by gzip_command_parse(). */
-struct gzip_command {
-	struct gzip_options opts;
-	int help;		/* -h, --help: print the usage */
-	int force;		/* -f: write to a terminal too */
-	int quiet;		/* -q: no warnings */
-	int stats;		/* --stats: report struct gzip_stats */
-	char **files;		/* NULL-terminated; empty: stdin */
-};
-
-/*
- * Parse the arguments after "gzip" (argv[0] is "gzip"); opts.threads is
- * -1 when --threads is not given.  Returns 0, or GA_EUSAGE with gzip's
- * kind of message ("invalid option -- 'x'").  Free with
- * gzip_command_release(), also after a failure.
- */
-int gzip_command_parse(struct gzip_command *out, int argc, char **argv);
-void gzip_command_release(struct gzip_command *cmd);
+/* `garchive gzip [options] [FILE...]`, parsed by gzip-options.h. */
+struct gzip_command;
 
 /* The usage text of `garchive gzip`. */
 const char *gzip_command_usage(void);

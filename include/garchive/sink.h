@@ -6,15 +6,7 @@
  * configured tar.<format>.command run through `sh -c`), or through an
  * in-process zlib gzip deflater into another sink.  Writers see only
  * struct sink; they know nothing of fds, processes or compression.
- *
- * Contract shared by every sink:
- * - write() takes all `len` bytes or fails (GA_ERROR with a message such
- *   as "write error: No space left on device"; GA_EPIPE when the reader
- *   of our output went away).
- * - finish() flushes, ends the stream, waits for any child and checks its
- *   status ("'<cmd>' filter reported error").  It may fail.
- * - free() releases everything, never writes, and is safe after any
- *   failure and on NULL.  A child still running is killed and reaped.
+ * The contract every sink keeps is in sink-contract.h.
  */
 #ifndef GARCHIVE_SINK_H
 #define GARCHIVE_SINK_H
@@ -22,15 +14,11 @@
 #include <stddef.h>
 
 #include "garchive/errors.h"
+#include "garchive/sink-contract.h"
 
 struct ga_buf;
+struct gzip_line;
 struct walk_options;
-
-struct sink {
-	int (*write)(struct sink *s, const void *buf, size_t len);
-	int (*finish)(struct sink *s);
-	void (*free)(struct sink *s);
-};
 
 /* How a format's bytes are compressed, chosen by format.c. */
 enum sink_kind {
@@ -48,6 +36,11 @@ struct sink_spec {
 	 * configured `garchive gzip ...` line, or NULL (garchive.gzip).
 	 */
 	const char *command;
+	/*
+	 * SINK_ENGINE with a command: that command as format.c parsed it
+	 * (gzip-options.h), continued with the level when the sink opens.
+	 */
+	const struct gzip_line *gzip_line;
 	int threads;		/* SINK_ENGINE: as --threads, 0 per CPU */
 };
 

@@ -18,7 +18,7 @@
 #include "garchive/format.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "garchive/gzip.h"
+#include "gzip-options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,18 +132,27 @@ static void push_format(struct format_list *list, const char *name,
 	fmt->writer = writer;
 	fmt->sink.kind = kind;
 	fmt->sink.command = command ? ga_xstrdup(command) : NULL;
+	fmt->sink.gzip_line = NULL;
 	fmt->remote = remote;
 }
 
-/* A command garchive runs as its own gzip, without a child. */
-static int names_engine(const char *command)
+/*
+ * A command garchive runs as its own gzip, without a child: its parse,
+ * which the sink continues with the level; NULL for any other command.
+ * Bad options name the engine too: they fail when the filter opens, as
+ * the child's would.
+ */
+static struct gzip_line *engine_line(const char *command)
 {
+	struct gzip_line *line = gzip_line_parse(command);
 	struct gzip_options o;
-	int found = gzip_command_match(&o, command);
 
-	/* Bad options fail when the filter opens, as the child's would. */
+	if (line && !gzip_line_options(&o, line, -1)) {
+		gzip_line_free(line);
+		line = NULL;
+	}
 	ga_error_clear();
-	return found != 0;
+	return line;
 }
 
 /* garchive.gzip: "builtin" (the engine) or "gzip" (gzip -cn, default). */
@@ -187,6 +196,7 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 	struct load_state st = { NULL, 0, 0, DEFAULT_TAR_UMASK,
 				 process_umask, cfg };
 	struct pending_filter *f;
+	struct gzip_line *line;
 	size_t i;
 	int error, builtin;
 
@@ -215,10 +225,11 @@ int format_list_load(struct format_list *out, const struct ga_config *cfg,
 		else if (!strcmp(f->command, INTERNAL_GZIP_COMMAND))
 			push_format(out, f->name, FORMAT_TAR, SINK_ZLIB,
 				    f->command, f->remote);
-		else if (names_engine(f->command))
+		else if ((line = engine_line(f->command))) {
 			push_format(out, f->name, FORMAT_TAR, SINK_ENGINE,
 				    f->command, f->remote);
-		else
+			out->items[out->nr - 1].sink.gzip_line = line;
+		} else
 			push_format(out, f->name, FORMAT_TAR, SINK_COMMAND,
 				    f->command, f->remote);
 	}
@@ -241,6 +252,7 @@ void format_list_release(struct format_list *list)
 	for (i = 0; i < list->nr; i++) {
 		free(list->items[i].name);
 		free((char *)list->items[i].sink.command);
+		gzip_line_free((struct gzip_line *)list->items[i].sink.gzip_line);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

@@ -22,8 +22,8 @@
  * core.bigFileThreshold are not read at all (the walk streams them).
  */
 #include "prefetch.h"
+#include "garchive/archive.h"
 #include "garchive/common.h"
-#include "garchive/walk.h"
 #include "odb.h"
 #include "pathspec.h"
 #include "rawtree.h"

@@ -11,6 +11,7 @@
 #include "garchive/common.h"
 #include "garchive/gzip.h"
 #include "garchive/walk.h"
+#include "gzip-options.h"
 #include "run-command.h"
 
 #include <errno.h>
@@ -774,6 +775,27 @@ static int open_command(struct sink **out, const char *command, int level,
 }
 
 /*
+ * A `garchive gzip` line whose options (with the level) the child would
+ * refuse (`error` < 0, its message in the error slot) or would not run
+ * as a filter (0): the child's message, then git's for a failed filter.
+ */
+static int engine_refused(const char *command, int level, int error)
+{
+	char *display;
+
+	if (error < 0)
+		ga_report(GA_REPORT_PLAIN, "garchive gzip: %s",
+			  ga_error_message());
+	if (level >= 0)
+		display = ga_xstrfmt("%s -%d", command, level);
+	else
+		display = ga_xstrdup(command);
+	error = ga_error_set("'%s' filter reported error", display);
+	free(display);
+	return error;
+}
+
+/*
  * garchive's own gzip in process: for garchive.gzip = builtin, or for a
  * tar.<format>.command that names `garchive gzip`, whose options (and the
  * level appended to them, as to any command) it takes as the child would.
@@ -781,29 +803,16 @@ static int open_command(struct sink **out, const char *command, int level,
 static int open_engine(struct sink **out, const struct sink_spec *spec,
 		       int level, int fd)
 {
-	struct gzip_options o = { -1, -1, 0 };
+	struct gzip_options o = { -1, -1, 0, NULL };
 	struct sink *next = NULL;
-	char *display = NULL;
-	int error = 0;
+	int found;
 
 	if (spec->command) {
-		if (level >= 0)
-			display = ga_xstrfmt("%s -%d", spec->command, level);
-		else
-			display = ga_xstrdup(spec->command);
-		error = gzip_command_match(&o, display);
-		if (error <= 0) {
-			if (error < 0)
-				ga_report(GA_REPORT_PLAIN, "garchive gzip: %s",
-					  ga_error_message());
-			error = ga_error_set("'%s' filter reported error",
-					     display);
-		} else {
-			error = 0;
-		}
-		free(display);
-		if (error < 0)
-			return error;
+		if (!spec->gzip_line)
+			GA_BUG("SINK_ENGINE command without its parse");
+		found = gzip_line_options(&o, spec->gzip_line, level);
+		if (found <= 0)
+			return engine_refused(spec->command, level, found);
 	} else if (level >= 0) {
 		o.level = level;
 	}

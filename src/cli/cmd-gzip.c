@@ -3,7 +3,7 @@
  * engine and its options are in src/gzip).
  */
 #include "run.h"
-#include "garchive/gzip.h"
+#include "gzip-options.h"
 
 #include <stdio.h>
 

@@ -16,6 +16,8 @@
  *   gzip.c       The container, the chunks, the worker threads.
  *   gzip-join.c  Where a speculative parse joins the true one.
  *   gzip-cmd.c   `garchive gzip`, the command around the engine.
+ *   gzip-options.c  its options, for the command and for a
+ *                tar.<format>.command that names it.
  *
  * Positions are absolute input offsets (uint64_t) unless said otherwise.
  * The numbers below are those of RFC 1951 and of gzip's deflate.c as

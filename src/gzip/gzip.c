@@ -29,7 +29,7 @@
  */
 #include "garchive/gzip.h"
 #include "garchive/common.h"
-#include "garchive/sink.h"
+#include "garchive/sink-contract.h"
 #include "gzip-int.h"
 
 #include <pthread.h>

@@ -12,6 +12,7 @@
 #include "garchive/common.h"
 #include "garchive/sink.h"
 #include "garchive/gzip.h"
+#include "gzip-options.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -258,41 +259,92 @@ static void test_bounded_memory(void)
 	free(d);
 }
 
+/* A line's options with `level` appended, as the sink reads them. */
+static int line_options(struct gzip_options *o, const char *cmd, int level)
+{
+	struct gzip_line *line = gzip_line_parse(cmd);
+	int r = line ? gzip_line_options(o, line, level) : 0;
+
+	gzip_line_free(line);
+	return r;
+}
+
 static void test_command_match(void)
 {
 	static const struct {
 		const char *cmd;
+		int level_arg;	/* appended as " -N", -1: nothing */
 		int result, level, threads;
 	} cases[] = {
-		{ "garchive gzip -cn", 1, -1, -1 },
-		{ "garchive gzip -cn -9", 1, 9, -1 },
-		{ "/usr/local/bin/garchive gzip -c -n -1", 1, 1, -1 },
-		{ "garchive  gzip\t--threads=3 -cn -6", 1, 6, 3 },
-		{ "garchive gzip --fast -cn --best", 1, 9, -1 },
-		{ "garchive gzip -cn | cat", 0, 0, 0 },
-		{ "garchive gzip -cn file", 0, 0, 0 },
-		{ "garchive gzip -cn -- -", 0, 0, 0 },
-		{ "garchive gzip --help", 0, 0, 0 },
-		{ "VAR=1 garchive gzip -cn", 0, 0, 0 },
-		{ "'garchive' gzip -cn", 0, 0, 0 },
-		{ "gzip -cn", 0, 0, 0 },
-		{ "garchive", 0, 0, 0 },
-		{ "garchive gunzip", 0, 0, 0 },
-		{ "ggarchive gzip -cn", 0, 0, 0 },
-		{ "garchive gzip -cn -0", GA_EUSAGE, 0, 0 },
-		{ "garchive gzip --bogus", GA_EUSAGE, 0, 0 },
+		{ "garchive gzip -cn", -1, 1, -1, -1 },
+		{ "garchive gzip -cn -9", -1, 1, 9, -1 },
+		{ "/usr/local/bin/garchive gzip -c -n -1", -1, 1, 1, -1 },
+		{ "garchive  gzip\t--threads=3 -cn -6", -1, 1, 6, 3 },
+		{ "garchive gzip --fast -cn --best", -1, 1, 9, -1 },
+		{ "garchive gzip -cn | cat", -1, 0, 0, 0 },
+		{ "garchive gzip -cn file", -1, 0, 0, 0 },
+		{ "garchive gzip -cn -- -", -1, 0, 0, 0 },
+		{ "garchive gzip --help", -1, 0, 0, 0 },
+		{ "VAR=1 garchive gzip -cn", -1, 0, 0, 0 },
+		{ "'garchive' gzip -cn", -1, 0, 0, 0 },
+		{ "gzip -cn", -1, 0, 0, 0 },
+		{ "garchive", -1, 0, 0, 0 },
+		{ "garchive gunzip", -1, 0, 0, 0 },
+		{ "ggarchive gzip -cn", -1, 0, 0, 0 },
+		{ "garchive gzip -cn -0", -1, GA_EUSAGE, 0, 0 },
+		{ "garchive gzip --bogus", -1, GA_EUSAGE, 0, 0 },
+		/* The level is one more word of the same parse. */
+		{ "garchive gzip -cn9", 3, 1, 3, -1 },
+		{ "garchive gzip -cn", 0, GA_EUSAGE, 0, 0 },
+		{ "garchive gzip --threads", -1, GA_EUSAGE, 0, 0 },
+		{ "garchive gzip --threads", 5, GA_EUSAGE, 0, 0 },
+		{ "garchive gzip --chunk-size", 5, GA_EUSAGE, 0, 0 },
+		{ "garchive gzip --", 5, 0, 0, 0 },
+		{ "garchive gzip --bogus", 5, GA_EUSAGE, 0, 0 },
 	};
 	size_t i;
 
 	for (i = 0; i < GA_ARRAY_SIZE(cases); i++) {
 		struct gzip_options o = { 0, 0, 0, NULL };
-		int r = gzip_command_match(&o, cases[i].cmd);
+		int r = line_options(&o, cases[i].cmd, cases[i].level_arg);
 
 		ok(r == cases[i].result &&
 		   (r != 1 || (o.level == cases[i].level &&
 			       o.threads == cases[i].threads)),
-		   "command line '%s': %d (level %d, threads %d)",
-		   cases[i].cmd, r, o.level, o.threads);
+		   "command line '%s' + %d: %d (level %d, threads %d)",
+		   cases[i].cmd, cases[i].level_arg, r, o.level, o.threads);
+		ga_error_clear();
+	}
+}
+
+/* The messages a line's parse leaves, as `garchive gzip` prints them. */
+static void test_line_messages(void)
+{
+	static const struct {
+		const char *cmd;
+		int level_arg;
+		const char *message;
+	} cases[] = {
+		{ "garchive gzip --threads", 5, "invalid number of threads: "
+		  "'-5'\nTry 'garchive gzip --help' for more information." },
+		{ "garchive gzip --threads", -1, "option '--threads' requires "
+		  "an argument\nTry 'garchive gzip --help' for more "
+		  "information." },
+		{ "garchive gzip -x --threads", 5, "invalid option -- 'x'\n"
+		  "Try 'garchive gzip --help' for more information." },
+		{ "garchive gzip -c", 0, "invalid option -- '0'\n"
+		  "Try 'garchive gzip --help' for more information." },
+	};
+	size_t i;
+
+	for (i = 0; i < GA_ARRAY_SIZE(cases); i++) {
+		struct gzip_options o;
+		int r = line_options(&o, cases[i].cmd, cases[i].level_arg);
+
+		ok(r == GA_EUSAGE &&
+		   !strcmp(ga_error_message(), cases[i].message),
+		   "command line '%s' + %d: %s", cases[i].cmd,
+		   cases[i].level_arg, ga_error_message());
 		ga_error_clear();
 	}
 }
@@ -351,6 +403,7 @@ int main(void)
 	test_same_bytes();
 	test_bounded_memory();
 	test_command_match();
+	test_line_messages();
 	test_command_parse();
 	return tap_done();
 }
