@@ -146,7 +146,7 @@ test_expect_success 'partial clone: missing blobs fetched as git fetches them' '
 	done
 '
 
-test_expect_success 'partial clone: GIT_NO_LAZY_FETCH, as git 2.39' '
+test_expect_success GIT_2_39 'partial clone: GIT_NO_LAZY_FETCH, as git 2.39' '
 	test_when_finished "unset clone_threads" &&
 	partial_clones &&
 	for clone_threads in 1 8

@@ -50,8 +50,17 @@ test_http_fails () {
 	cat >expect.err &&
 	test_expect_code "$thf_code" garchive --remote="$thf_url" "$@" \
 		>actual.out 2>actual.err &&
-	sed "s/ after [0-9]* ms:/ after N ms:/" actual.err >actual.norm &&
-	test_cmp expect.err actual.norm
+	curl_words <expect.err >expect.norm &&
+	curl_words <actual.err >actual.norm &&
+	test_cmp expect.norm actual.norm
+}
+
+# curl_words: libcurl's messages with what changes between its
+# versions made the same (the time taken; curl 8 says "Could not" where
+# curl 7.88, Debian 12's, says "Couldn't").
+curl_words () {
+	sed -e "s/ after [0-9]* ms:/ after N ms:/" \
+	    -e "s/Couldn't connect to server/Could not connect to server/"
 }
 
 test_expect_success 'setup: a web server with garchive http-backend' '
@@ -260,7 +269,12 @@ test_expect_success OPENSSL 'https: sslVerify, sslCAInfo, GIT_SSL_NO_VERIFY' '
 		export GIT_SSL_NO_VERIFY &&
 		test_http_archive $url --format=zip HEAD
 	) &&
-	if test_have_prereq NEW_GIT
+	# A git whose libcurl verifies with GnuTLS (as on Debian) words
+	# the refusal its own way: compare with git only where its libcurl
+	# uses OpenSSL, as the libcurl of garchive does.
+	if test_have_prereq NEW_GIT &&
+		! ldd "$("$NEW_GIT" --exec-path)/git-remote-https" 2>/dev/null |
+			grep -q libcurl-gnutls
 	then
 		test_expect_code 128 "$NEW_GIT" archive --remote=$url HEAD \
 			2>git.err &&
