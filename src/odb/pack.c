@@ -399,9 +399,24 @@ static int check_ops(const unsigned char *d, const unsigned char *end,
 	return left ? GA_DELTA_WILD : 0;
 }
 
+static void *delta_malloc(void *ctx, size_t len)
+{
+	(void)ctx;
+	return ga_xmalloc(len);
+}
+
 int ga_delta_apply(unsigned char **out, size_t *out_len,
 		   const unsigned char *base, size_t base_len,
 		   const unsigned char *delta, size_t delta_len)
+{
+	return ga_delta_apply_alloc(out, out_len, base, base_len, delta,
+				    delta_len, delta_malloc, NULL);
+}
+
+int ga_delta_apply_alloc(unsigned char **out, size_t *out_len,
+			 const unsigned char *base, size_t base_len,
+			 const unsigned char *delta, size_t delta_len,
+			 void *(*alloc)(void *ctx, size_t len), void *ctx)
 {
 	const unsigned char *d = delta, *end = delta + delta_len;
 	unsigned char *res, *o;
@@ -415,7 +430,7 @@ int ga_delta_apply(unsigned char **out, size_t *out_len,
 	/* The ops are checked first: `want` is then what they make. */
 	if ((error = check_ops(d, end, base_len, want)) < 0)
 		return error;
-	o = res = ga_xmalloc((size_t)want + 1);
+	o = res = alloc(ctx, (size_t)want + 1);
 	while (d < end) {
 		unsigned char cmd = *d++;
 

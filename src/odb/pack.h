@@ -173,4 +173,13 @@ int ga_delta_apply(unsigned char **out, size_t *out_len,
 		   const unsigned char *base, size_t base_len,
 		   const unsigned char *delta, size_t delta_len);
 
+/*
+ * The same, with *out from `alloc` (which does not fail): the result
+ * goes straight into a buffer its reader owns, with no copy.
+ */
+int ga_delta_apply_alloc(unsigned char **out, size_t *out_len,
+			 const unsigned char *base, size_t base_len,
+			 const unsigned char *delta, size_t delta_len,
+			 void *(*alloc)(void *ctx, size_t len), void *ctx);
+
 #endif
