@@ -526,7 +526,8 @@ static int walk_helps(struct prefetch *pf)
 	 * mutex is let go; a worker may take it meanwhile.
 	 */
 	pthread_mutex_unlock(pf->mutex);
-	big = read_job_header(pf, pf->odb, job, &size);
+	/* Worker 0's handle: the walk's own would report damage early. */
+	big = read_job_header(pf, pf->odbs[0], job, &size);
 	pthread_mutex_lock(pf->mutex);
 	if (pf->todo != job)
 		return 1;
@@ -544,7 +545,7 @@ static int walk_helps(struct prefetch *pf)
 	if (!big) {
 		claim(pf, job, size);
 		pthread_mutex_unlock(pf->mutex);
-		read_job(job, pf->odb);
+		read_job(job, pf->odbs[0]);
 		pthread_mutex_lock(pf->mutex);
 	}
 	job->state = JOB_DONE;
@@ -607,7 +608,6 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 		  const git_oid *oid)
 {
 	struct job *job;
-	int error;
 
 	memset(out, 0, sizeof(*out));
 	/* The walk has freed the blob it took last. */
@@ -671,10 +671,15 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	unqueue_head(pf);
 	pthread_mutex_unlock(pf->mutex);
 
+	/*
+	 * A worker's store reports nothing (see odb_open()): the walk
+	 * reads a blob a worker could not read itself, so that git's lines
+	 * for it are printed once, by the walk's store, in git's order.
+	 */
 	if (job->error) {
-		error = ga_error_restore(job->error, job->message);
 		job_free(job);
-		return error;
+		scout(pf);
+		return 0;
 	}
 	out->obj = job->obj;
 	out->size = job->size;

@@ -800,10 +800,15 @@ static git_odb_backend *loose_dir_of(struct ga_store *s,
 
 /* ---- look-ups ---- */
 
-/* Report the lines kept for damaged copies, one call a line. */
-static void report_lines(struct ga_buf *why)
+/*
+ * Report the lines kept for damaged copies, one call a line.  A store
+ * without `report` (a prefetch worker's second handle) prints nothing:
+ * the walk's own store meets the same damage and prints it once, in
+ * git's order, whatever the threads' timing.
+ */
+static void report_lines(const struct ga_store *s, struct ga_buf *why)
 {
-	const char *p = why->ptr;
+	const char *p = s->report ? why->ptr : NULL;
 
 	while (p && *p) {
 		const char *nl = strchrnul(p, '\n');
@@ -834,13 +839,13 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 								   : "");
 
 		ga_buf_setlen(why, fatal ? (size_t)(fatal - why->ptr) + 1 : 0);
-		report_lines(why);
+		report_lines(s, why);
 		ga_buf_release(why);
 		git_error_set_str(GIT_ERROR_ODB, last);
 		free(last);
 		return GA_ECORRUPT;
 	}
-	report_lines(why);
+	report_lines(s, why);
 	ga_buf_release(why);
 	ga_oid_fmt(hex, id);
 	nr = packs_of(s, &packs);
@@ -852,6 +857,20 @@ static int all_copies_failed(struct ga_store *s, const struct ga_oid *id,
 					      packs[i]->shown);
 		}
 	return GA_ENOTFOUND;
+}
+
+/*
+ * A store without `report` that met a damaged copy on its way to a good
+ * one fails the look-up (GA_ERROR) rather than serve it: git's lines
+ * for the damage would be lost, so the reader is to ask the reporting
+ * store, which prints them.  Returns 0 otherwise.
+ */
+static int damage_unreported(const struct ga_store *s, struct ga_buf *why)
+{
+	if (s->report || !why->ptr || !*why->ptr)
+		return 0;
+	ga_buf_release(why);
+	return ga_error_set("damaged copy met without report");
 }
 
 /*
@@ -878,7 +897,9 @@ static int look_up(struct ga_store *s, const struct ga_oid *id,
 		if (error <= 0) {
 			if (error < 0)
 				return all_copies_failed(s, id, &why, error);
-			report_lines(&why);
+			if ((error = damage_unreported(s, &why)) < 0)
+				return error;
+			report_lines(s, &why);
 			ga_buf_release(&why);
 			return 0;
 		}
@@ -889,7 +910,9 @@ static int look_up(struct ga_store *s, const struct ga_oid *id,
 	if ((b = loose_dir_of(s, id))) {
 		git_oid oid;
 
-		report_lines(&why);
+		if ((error = damage_unreported(s, &why)) < 0)
+			return error;
+		report_lines(s, &why);
 		ga_buf_release(&why);
 		to_git_oid(&oid, id);
 		return l->loose(l, b, &oid);

@@ -32,8 +32,11 @@ struct ga_store;
 
 /*
  * A store of ids of `algo`, with no directory yet.  With `report`,
- * git's complaints about packs it would not use are reported as errors
- * (one store of a run does it).
+ * git's complaints about packs it would not use and git's lines for
+ * damaged copies are reported as errors (one store of a run does it).
+ * Without it nothing is printed, and a look-up that met a damaged copy
+ * fails even when another copy would serve, so that the caller asks
+ * the reporting store, which prints git's lines.
  */
 struct ga_store *ga_store_new(enum ga_hash_algo algo, int report);
 
