@@ -215,19 +215,25 @@ test_expect_success 'a stack rewritten while garchive reads it' '
 	def tables(state):
 	    with open(os.path.join(states, state, "tables.list")) as f:
 	        return f.read().split()
+	current = tables("a")
 	for n in range(rounds):
 	    if os.path.exists("stop"):
 	        break
-	    new, old = ("b", "a") if n % 2 == 0 else ("a", "b")
+	    new = "b" if n % 2 == 0 else "a"
+	    # Fresh names each round, as git never reuses a table name.
+	    names = []
 	    for t in tables(new):
-	        shutil.copy(os.path.join(states, new, t), os.path.join(live, t + ".tmp"))
-	        os.rename(os.path.join(live, t + ".tmp"), os.path.join(live, t))
+	        name = "%s-r%d.ref" % (t[:-4], n)
+	        shutil.copy(os.path.join(states, new, t), os.path.join(live, name + ".tmp"))
+	        os.rename(os.path.join(live, name + ".tmp"), os.path.join(live, name))
+	        names.append(name)
 	    with open(os.path.join(live, "tables.list.lock"), "w") as f:
-	        f.write("".join(t + "\n" for t in tables(new)))
+	        f.write("".join(t + "\n" for t in names))
 	    os.rename(os.path.join(live, "tables.list.lock"),
 	              os.path.join(live, "tables.list"))
-	    for t in tables(old):
+	    for t in current:
 	        os.unlink(os.path.join(live, t))
+	    current = names
 	    with open("rounds.tmp", "w") as f:
 	        f.write("%d\n" % (n + 1))
 	    os.rename("rounds.tmp", "rounds")
