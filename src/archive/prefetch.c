@@ -353,6 +353,8 @@ static void *worker_main(void *arg)
 		job_done(pf, job);
 	}
 	pthread_mutex_unlock(&pool->mutex);
+	/* The error slot is per thread; it would leak with the thread. */
+	ga_error_clear();
 	return NULL;
 }
 

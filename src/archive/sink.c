@@ -310,6 +310,8 @@ static void *zlib_thread(void *arg)
 		pthread_cond_broadcast(&z->cond);
 		pthread_mutex_unlock(&z->lock);
 	}
+	/* The error slot is per thread; it would leak with the thread. */
+	ga_error_clear();
 	return NULL;
 }
 

@@ -268,6 +268,8 @@ static void *worker_main(void *arg)
 			pthread_cond_signal(&s->done);
 	}
 	pthread_mutex_unlock(&s->mutex);
+	/* The error slot is per thread; it would leak with the thread. */
+	ga_error_clear();
 	return NULL;
 }
 

@@ -246,6 +246,8 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_unlock(&g->lock);
 	gzip_lz_release(&lz);
+	/* The error slot is per thread; it would leak with the thread. */
+	ga_error_clear();
 	return NULL;
 }
 
