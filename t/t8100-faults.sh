@@ -768,13 +768,19 @@ test_expect_success 'an index offset beyond the end of the packfile: fatal, 128,
 	)
 '
 
+# bad_offset OFF: badoff/, a copy of twice/ whose .idx sends $big to
+# offset OFF of the pack, with no loose copy to fall back to.
+bad_offset () {
+	rm -rf badoff &&
+	cp -R twice badoff &&
+	rm -f "$(loose badoff $big)" &&
+	set_idx_word $(ls badoff/.git/objects/pack/*.idx) offset $(big_nth) $1
+}
+
 test_expect_success 'an index offset to a bad place in the pack, no other copy: git'"'"'s lines, 128' '
-	for off in 5 $((blob_at + 3)) 0x80000005
+	for off in 5 0x80000005
 	do
-		rm -rf badoff &&
-		cp -R twice badoff &&
-		rm -f "$(loose badoff $big)" &&
-		set_idx_word $(ls badoff/.git/objects/pack/*.idx) offset $(big_nth) $off &&
+		bad_offset $off &&
 		(
 			cd badoff &&
 			fails_like_git 128 HEAD &&
@@ -783,6 +789,34 @@ test_expect_success 'an index offset to a bad place in the pack, no other copy: 
 			test_cmp expect t8.diag
 		) || return 1
 	done
+'
+
+# An offset into the middle of another entry inflates garbage.  git
+# 2.39 dies naming the corrupt packed object (128); later gits (2.47)
+# print "error: cannot read" and exit 255.  garchive keeps 2.39's lines,
+# compared with git where git is 2.39 and with 2.39's words elsewhere.
+test_expect_success 'an index offset into the middle of an entry, no other copy: 2.39'"'"'s lines, 128' '
+	bad_offset $((blob_at + 3)) &&
+	(
+		cd badoff &&
+		if test_have_prereq GIT_2_39
+		then
+			fails_like_git 128 HEAD
+		else
+			pack=$(ls .git/objects/pack/*.pack) &&
+			cat >expect <<-EOF &&
+			error: inflate: data stream error (incorrect header check)
+			fatal: packed object $big (stored in $pack) is corrupt
+			EOF
+			test_expect_code 128 garchive HEAD >ga.out 2>ga.err &&
+			test_must_be_empty ga.out &&
+			diagnostics ga.err >actual &&
+			test_cmp expect actual
+		fi &&
+		test_expect_code 128 garchive --threads=8 HEAD >/dev/null 2>t8.err &&
+		diagnostics t8.err >t8.diag &&
+		test_cmp expect t8.diag
+	)
 '
 
 test_expect_success 'an index offset to a bad place in the pack beside a good loose copy: as git' '
