@@ -487,29 +487,41 @@ static void test_gzip(const struct ga_buf *tar)
 	ga_buf_release(&got);
 }
 
+/*
+ * The command sink running `command` (with `level`, -1 for none) writes
+ * what the shell line `reference` writes into gz.want from data.tar.
+ */
+static void pipeline_like_shell(const struct ga_buf *tar, const char *command,
+				int level, const char *reference,
+				const char *what)
+{
+	struct sink_spec cmd = { SINK_COMMAND, NULL };
+	struct ga_buf want = GA_BUF_INIT, got = GA_BUF_INIT;
+	int error;
+
+	cmd.command = command;
+	error = through(&cmd, level, tar, "cmd.out");
+	run(reference);
+	slurp(&want, "gz.want");
+	slurp(&got, "cmd.out");
+	ok(!error, "%s", what);
+	is_mem(got.ptr, got.len, want.ptr, want.len, what);
+	ga_buf_release(&want);
+	ga_buf_release(&got);
+}
+
 static void test_commands(const struct ga_buf *tar)
 {
 	struct sink_spec cmd = { SINK_COMMAND, NULL };
 	struct ga_buf want = GA_BUF_INIT, got = GA_BUF_INIT;
 	int error, fd;
 
-	cmd.command = "gzip -cn | cat";
-	error = through(&cmd, -1, tar, "cmd.out");
-	run("gzip -cn <data.tar >gz.want");
-	slurp(&want, "gz.want");
-	slurp(&got, "cmd.out");
-	ok(!error, "shell pipeline 'gzip -cn | cat'");
-	is_mem(got.ptr, got.len, want.ptr, want.len,
-	       "pipeline output == gzip -cn");
-
-	cmd.command = "gzip -cn | gzip -cn";
-	error = through(&cmd, 1, tar, "cmd.out");
-	run("gzip -cn <data.tar | gzip -cn -1 >gz.want");
-	slurp(&want, "gz.want");
-	slurp(&got, "cmd.out");
-	ok(!error, "level appended to the end of a pipeline");
-	is_mem(got.ptr, got.len, want.ptr, want.len,
-	       "'gzip -cn | gzip -cn -1' bytes");
+	pipeline_like_shell(tar, "gzip -cn | cat", -1,
+			    "gzip -cn <data.tar >gz.want",
+			    "shell pipeline 'gzip -cn | cat'");
+	pipeline_like_shell(tar, "gzip -cn | gzip -cn", 1,
+			    "gzip -cn <data.tar | gzip -cn -1 >gz.want",
+			    "level appended to the end of a pipeline");
 
 	cmd.command = "cat";
 	error = through(&cmd, -1, tar, "cmd.out");
