@@ -302,9 +302,13 @@ MANPAGE = Documentation/garchive.1
 DOC_OUT ?= $(MANPAGE)
 GARCHIVE_VERSION := $(shell sed -n \
 	's/^\#define GARCHIVE_VERSION "\(.*\)"$$/\1/p' src/cli/cmd-version.c)
+# The page's date is the :revdate: of its source: asciidoctor's manpage
+# backend would take the file's modification time (the day of a clone).
+DOC_DATE := $(shell sed -n 's/^:revdate: *//p' Documentation/garchive.adoc)
 
 doc:
 	$(ASCIIDOCTOR) -b manpage -a mansource='garchive $(GARCHIVE_VERSION)' \
+		-a docdate='$(DOC_DATE)' \
 		-o $(DOC_OUT) Documentation/garchive.adoc
 
 # git runs `git-garchive` from PATH for `git garchive` and shows
