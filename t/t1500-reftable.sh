@@ -238,7 +238,9 @@ test_expect_success 'a stack rewritten while garchive reads it' '
 	        f.write("%d\n" % (n + 1))
 	    os.rename("rounds.tmp", "rounds")
 	EOF
-	echo 0 >rounds &&
+	echo 0 >rounds || return 1
+	# Its own statement: "a && b &" would put the whole chain above,
+	# the copies included, in the background.
 	python3 rewrite.py live/.git/reftable states 100000 &
 	writer=$! &&
 	test_when_finished "touch stop; wait $writer" &&
