@@ -239,4 +239,38 @@ test_expect_success 'a local upload-archive inherits the source' '
 	test_cmp ../one.list actual
 '
 
+# A git that knows all of it (2.46 or later, e.g. Debian 13's 2.47)
+# gives the same bytes, statuses and messages.
+test_lazy_prereq GIT_2_46 '
+	case "$GIT_VERSION" in
+	2.[0-9].*|2.[0-3][0-9].*|2.4[0-5].*|1.*|"") false ;;
+	esac
+'
+
+test_expect_success GIT_2_46 'the same as git 2.46 and later' '
+	cd repo &&
+	test_same_as_git --worktree-attributes HEAD &&
+	for src in HEAD~1 HEAD:a nosuchref ""; do
+		(
+			GIT_ATTR_SOURCE=$src &&
+			export GIT_ATTR_SOURCE &&
+			test_same_as_git --worktree-attributes HEAD &&
+			test_same_as_git --format=zip --worktree-attributes \
+				HEAD ":(attr:mark)"
+		) || return 1
+	done &&
+	for tree in HEAD~1 nosuchref ""; do
+		(
+			GIT_CONFIG_PARAMETERS=$(config_param attr.tree "$tree") &&
+			export GIT_CONFIG_PARAMETERS &&
+			test_same_as_git --worktree-attributes HEAD
+		) || return 1
+	done &&
+	cd ../bare.git &&
+	test_same_as_git --worktree-attributes HEAD &&
+	GIT_CONFIG_PARAMETERS=$(config_param attr.tree HEAD~1) &&
+	export GIT_CONFIG_PARAMETERS &&
+	test_same_as_git --worktree-attributes HEAD
+'
+
 test_done
