@@ -214,6 +214,18 @@ test_expect_success BASH 'garchive options and subcommands come first' '
 	test_cmp expect actual &&
 	run_completion "" "garchive HEAD --ver" >actual &&
 	expect "--verbose " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --att" >actual &&
+	expect "--attr-source=" &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --attr-source " >actual &&
+	expect "HEAD " "main " "topic " "v1.0 " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --attr-source v1.0 -c x.y=z g" >actual &&
+	expect "get-tar-commit-id " "gzip " &&
+	test_cmp expect actual &&
+	run_completion "" "garchive --attr-source=v1.0 --ver" >actual &&
+	expect "--verbose " "--version " &&
 	test_cmp expect actual
 '
 

@@ -145,7 +145,7 @@ __garchive_options ()
 		       --no-recurse-submodules)
 	fi
 	if [[ -n $1 ]]; then
-		opts+=(--version --help -c)
+		opts+=(--version --help -c --attr-source=)
 	fi
 	opts=("${opts[@]/%/ }")
 	opts=("${opts[@]/%= /=}")
@@ -204,7 +204,7 @@ __garchive_verify ()
 
 # Complete words[cword] of a garchive command line whose arguments start
 # at words[$1].  $2 is set when garchive's own leading options (-c,
-# --version, subcommands) may appear, that is, when it is not run as
+# --attr-source, --version, subcommands) may appear, that is, when it is not run as
 # `git garchive`.
 __garchive_main ()
 {
@@ -212,8 +212,12 @@ __garchive_main ()
 	local prev=${words[cword - 1]}
 
 	if [[ -n $global ]]; then
-		while [[ ${words[i]} == -c && $i -lt $cword ]]; do
-			((i += 2))
+		while [[ $i -lt $cword ]]; do
+			case ${words[i]} in
+			-c|--attr-source) ((i += 2)) ;;
+			--attr-source=*) ((i++)) ;;
+			*) break ;;
+			esac
 		done
 		first=$i
 		case ${words[first]} in
@@ -226,6 +230,10 @@ __garchive_main ()
 			[[ $first -lt $cword ]] && return
 			;;
 		esac
+		if [[ $prev == --attr-source ]]; then
+			__garchive_treeishes
+			return
+		fi
 		if [[ $prev == -c ]]; then
 			__garchive_add tar.umask= tar.tgz.command= \
 				tar.tar.gz.command= garchive.threads= garchive.gzip= \

@@ -32,6 +32,11 @@ struct cli_global {
 	enum cli_command command;
 	char **config;		/* "name=value" from -c, in order */
 	size_t nr_config, alloc_config;
+	/*
+	 * --attr-source=<tree>, or NULL.  As git does, the caller exports
+	 * it as GIT_ATTR_SOURCE, which the walk (and any child) reads.
+	 */
+	char *attr_source;
 	int argc;		/* the rest, argv[0] being the command name */
 	char **argv;
 };

@@ -46,6 +46,18 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 void treeish_release(struct treeish *t);
 
 /*
+ * The attribute source `name` (--attr-source, GIT_ATTR_SOURCE,
+ * attr.tree) as git's repo_get_oid_treeish() resolves it, `cwd_prefix`
+ * ("" or "dir/") giving "<rev>:./path" its meaning.  Returns 1 with *out
+ * the tree it is or leads to, 0 when it names an object without a tree
+ * (a blob: git then finds no attributes in it), GA_ENOTFOUND when the
+ * name does not resolve (git's error lines, such as an ambiguous
+ * abbreviation's, already reported), or another error.
+ */
+int treeish_attr_source(git_oid *out, git_repository *repo,
+			const char *name, const char *cwd_prefix);
+
+/*
  * Parse a --mtime value into seconds since the epoch.  Returns 0 or
  * GA_ERROR.  `now` is the time relative dates count from.
  */

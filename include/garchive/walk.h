@@ -118,6 +118,18 @@ struct walk_options {
 	const char *attr_global_file;	/* core.attributesFile or XDG default */
 	const char *attr_info_file;	/* $GIT_DIR/info/attributes */
 	const char *attr_info_file_shown; /* its name in messages, or NULL */
+	/*
+	 * The tree-ish attributes come from instead of the work tree
+	 * (git 2.41's GIT_ATTR_SOURCE or --attr-source, else git 2.43's
+	 * attr.tree), or NULL.  Resolved at the first attribute lookup,
+	 * as git does; a name that does not resolve is fatal, unless it
+	 * came from attr.tree (`attr_source_lenient`), which is then
+	 * ignored.  It matters only with --worktree-attributes: the
+	 * archived tree's attributes are read from the index, which git
+	 * reads whatever the source.
+	 */
+	const char *attr_source;
+	int attr_source_lenient;
 	const struct pathspec_env *pathspec_env; /* NULL: all off */
 };
 
@@ -129,7 +141,8 @@ struct prefetch_pool;
  * Fill the fields of `wo` that the environment and the configuration
  * decide (toplevel, attr_*_file, pathspec_env), as git decides them
  * for `repo`: GIT_ATTR_NOSYSTEM, core.attributesFile (else the XDG
- * default), $GIT_DIR/info/attributes and the GIT_*_PATHSPECS switches.
+ * default), $GIT_DIR/info/attributes, GIT_ATTR_SOURCE (else attr.tree)
+ * and the GIT_*_PATHSPECS switches.
  * They point into *out, which the caller frees with walk_env_free()
  * after the walk; *out is set (and must be freed) even on failure.
  * Errors: "unable to get the top directory", a bad boolean in the

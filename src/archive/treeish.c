@@ -1164,6 +1164,41 @@ done:
 	return error;
 }
 
+int treeish_attr_source(git_oid *out, git_repository *repo,
+			const char *name, const char *cwd_prefix)
+{
+	struct treeish_options opts = { 0 };
+	struct resolver rs = { 0 };
+	git_oid named;
+	int error;
+
+	opts.name = name;
+	opts.cwd_prefix = cwd_prefix;
+	rs.repo = repo;
+	rs.opts = &opts;
+	if (git_repository_odb(&rs.odb, repo) < 0) {
+		error = ga_error_from_git(NULL);
+		goto done;
+	}
+	if ((error = get_oid(&named, &rs, name)) < 0)
+		goto done;
+	/*
+	 * git looks each .gitattributes up below the named object; what
+	 * leads to no tree (a blob) just has none.
+	 */
+	git_oid_cpy(out, &named);
+	error = peel_raw_to_tree(out, &rs);
+	if (error == GA_ENOTFOUND) {
+		ga_error_clear();
+		error = 0;
+	} else if (!error) {
+		error = 1;
+	}
+done:
+	resolver_release(&rs);
+	return error;
+}
+
 void treeish_release(struct treeish *t)
 {
 	if (!t)

@@ -18,13 +18,10 @@
 
 static const char *const diff_attr_names[1] = { "diff" };
 
-/*
- * Read "<dir>/.gitattributes" from the archived tree: what git's
- * in-memory index holds when --worktree-attributes is not given.
- */
-static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
+/* "<dir>/.gitattributes" of `tree`. */
+static int read_attrs_in(struct ga_buf *out, struct walk *w,
+			 const git_oid *tree, const char *dir)
 {
-	struct walk *w = payload;
 	struct rawtree_entry te;
 	git_odb_object *obj = NULL;
 	char *path;
@@ -32,8 +29,7 @@ static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 
 	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
 		    : ga_xstrdup(".gitattributes");
-	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
-			       w->hashsz);
+	error = rawtree_lookup(&te, w->odb, tree, path, w->hashsz);
 	free(path);
 	if (error == GA_ECORRUPT)
 		return error;
@@ -52,6 +48,31 @@ static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
 	git_odb_object_free(obj);
 	return 0;
+}
+
+/*
+ * Read "<dir>/.gitattributes" from the archived tree: what git's
+ * in-memory index holds when --worktree-attributes is not given.
+ */
+static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
+{
+	struct walk *w = payload;
+
+	return read_attrs_in(out, w, &w->treeish->tree_id, dir);
+}
+
+/*
+ * With an attribute source, git reads what it would have read from the
+ * work tree from that tree instead (in a bare repository too).
+ */
+static int read_source_attrs(struct ga_buf *out, const char *dir,
+			     void *payload)
+{
+	struct walk *w = payload;
+
+	if (w->attr_source != ATTR_SOURCE_TREE)
+		return GA_ENOTFOUND;
+	return read_attrs_in(out, w, &w->attr_source_id, dir);
 }
 
 /*
@@ -98,6 +119,33 @@ static int new_stack(struct walk *w, enum attr_check_kind kind,
 	return attr_stack_new(&w->attrs[kind], &ao);
 }
 
+/*
+ * Resolve walk_options.attr_source.  git does it at its first attribute
+ * lookup and dies there on a bad name; the error waits for that lookup
+ * here too, so an archive without entries does not fail.
+ */
+static int resolve_attr_source(struct walk *w)
+{
+	const struct walk_options *o = w->opts;
+	int found;
+
+	w->attr_source = ATTR_SOURCE_NONE;
+	if (!o->attr_source)
+		return 0;
+	found = treeish_attr_source(&w->attr_source_id, w->repo,
+				    o->attr_source, o->cwd_prefix);
+	if (found == GA_ENOTFOUND) {
+		ga_error_clear();
+		if (!o->attr_source_lenient)
+			w->attr_source = ATTR_SOURCE_BAD;
+		return 0;
+	}
+	if (found < 0)
+		return found;
+	w->attr_source = found ? ATTR_SOURCE_TREE : ATTR_SOURCE_EMPTY;
+	return 0;
+}
+
 int walk_attr_setup(struct walk *w)
 {
 	int wt = w->opts->worktree_attributes;
@@ -105,9 +153,18 @@ int walk_attr_setup(struct walk *w)
 	int bare = !git_repository_workdir(w->repo);
 	int error, kind;
 
+	if ((error = resolve_attr_source(w)) < 0)
+		return error;
+	/* A source stands in for the work tree's files, as blobs. */
+	if (wt && w->attr_source != ATTR_SOURCE_NONE) {
+		reader = read_source_attrs;
+		wt = 0;
+	}
 	for (kind = 0; kind < CHECK_VALIDATE; kind++)
 		if ((error = new_stack(w, kind, reader, wt)) < 0)
 			return error;
+	if (reader == read_source_attrs)
+		return new_stack(w, CHECK_VALIDATE, reader, 0);
 	/*
 	 * git 2.39 validates pathspecs before it points attribute lookups
 	 * at the archived tree: :(attr:) items see the work tree's files.
@@ -120,6 +177,8 @@ int walk_attr_lookup(struct attr_value *out, struct walk *w,
 		     enum attr_check_kind kind, const char *path, int is_dir,
 		     const char *const *names, size_t nr)
 {
+	if (w->attr_source == ATTR_SOURCE_BAD)
+		return ga_error_set("bad --attr-source or GIT_ATTR_SOURCE");
 	return attr_check(out, w->attrs[kind], path, is_dir, names, nr);
 }
 

@@ -3,7 +3,8 @@
  * repository's layout decide for a walk, as git decides it: the top of
  * the work tree (pathspecs are taken from there), the attribute files
  * (system, global, $GIT_DIR/info/attributes and the name git gives it
- * in warnings) and the GIT_*_PATHSPECS switches.
+ * in warnings), the tree attributes may come from instead of the work
+ * tree, and the GIT_*_PATHSPECS switches.
  */
 #include "garchive/walk.h"
 #include "garchive/common.h"
@@ -58,6 +59,23 @@ static char *info_attributes_name(git_repository *repo)
 	return NULL;
 }
 
+/*
+ * Where attributes come from instead of the work tree: GIT_ATTR_SOURCE
+ * (which --attr-source sets), even empty, else attr.tree (git 2.43).
+ * git 2.43 to 2.45 also took HEAD in a bare repository; 2.46 went back
+ * to no source at all, as here.
+ */
+static void attr_source_load(struct walk_options *wo,
+			     const struct ga_config *cfg)
+{
+	const char *name = getenv("GIT_ATTR_SOURCE");
+
+	wo->attr_source_lenient = !name;
+	if (!name && config_get_string(&name, cfg, "attr.tree") < 0)
+		name = NULL;
+	wo->attr_source = name;
+}
+
 int walk_env_load(struct walk_env **out, struct walk_options *wo,
 		  git_repository *repo, const struct ga_config *cfg)
 {
@@ -108,6 +126,7 @@ int walk_env_load(struct walk_env **out, struct walk_options *wo,
 	wo->attr_info_file = env->attr_info;
 	env->attr_info_shown = info_attributes_name(repo);
 	wo->attr_info_file_shown = env->attr_info_shown;
+	attr_source_load(wo, cfg);
 
 	if ((error = config_env_bool(&env->pathspec.literal,
 				     "GIT_LITERAL_PATHSPECS", 0)) < 0 ||

@@ -91,6 +91,14 @@ struct walk {
 	const struct treeish *treeish;
 	struct pathspec *ps;
 	struct attr_stack *attrs[CHECK_NR];
+	/* walk_options.attr_source, as resolved by walk_attr_setup(). */
+	enum {
+		ATTR_SOURCE_NONE,	/* none given, or a bad attr.tree */
+		ATTR_SOURCE_TREE,	/* attr_source_id */
+		ATTR_SOURCE_EMPTY,	/* names no tree: no attributes */
+		ATTR_SOURCE_BAD		/* fatal at the first lookup */
+	} attr_source;
+	git_oid attr_source_id;
 	struct convert *conv;
 	struct subst *subst;
 	struct prefetch *pf;		/* NULL in serial mode */

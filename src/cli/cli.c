@@ -172,6 +172,12 @@ static char **copy_argv(int argc, char **argv, const char *argv0)
 	return out;
 }
 
+static void set_attr_source(struct cli_global *out, const char *source)
+{
+	free(out->attr_source);
+	out->attr_source = ga_xstrdup(source);
+}
+
 int cli_parse_global(struct cli_global *out, int argc, char **argv)
 {
 	static const struct {
@@ -195,14 +201,31 @@ int cli_parse_global(struct cli_global *out, int argc, char **argv)
 
 	memset(out, 0, sizeof(*out));
 	out->command = CLI_ARCHIVE;
-	while (i < argc && !strcmp(argv[i], "-c")) {
-		if (i + 1 >= argc)
-			return ga_error_usage(GA_USAGE_NONE,
+	while (i < argc) {
+		const char *source;
+
+		if (!strcmp(argv[i], "-c")) {
+			if (i + 1 >= argc)
+				return ga_error_usage(GA_USAGE_NONE,
 					"-c expects a configuration string");
-		GA_ALLOC_GROW(out->config, out->nr_config + 1,
-			      out->alloc_config);
-		out->config[out->nr_config++] = ga_xstrdup(argv[i + 1]);
-		i += 2;
+			GA_ALLOC_GROW(out->config, out->nr_config + 1,
+				      out->alloc_config);
+			out->config[out->nr_config++] = ga_xstrdup(argv[i + 1]);
+			i += 2;
+		} else if (!strcmp(argv[i], "--attr-source")) {
+			/* git 2.41's global option, as `git --attr-source`. */
+			if (i + 1 >= argc)
+				return ga_error_usage(GA_USAGE_NONE,
+					"no attribute source given for "
+					"--attr-source");
+			set_attr_source(out, argv[i + 1]);
+			i += 2;
+		} else if (ga_skip_prefix(argv[i], "--attr-source=", &source)) {
+			set_attr_source(out, source);
+			i++;
+		} else {
+			break;
+		}
 	}
 	for (j = 0; i < argc && j < GA_ARRAY_SIZE(commands); j++) {
 		if (strcmp(argv[i], commands[j].name))
@@ -228,6 +251,7 @@ void cli_global_release(struct cli_global *g)
 	for (i = 0; i < g->nr_config; i++)
 		free(g->config[i]);
 	free(g->config);
+	free(g->attr_source);
 	for (k = 0; g->argv && k < g->argc; k++)
 		free(g->argv[k]);
 	free(g->argv);

@@ -300,6 +300,18 @@ static int write_archive(struct run *r)
 }
 
 /*
+ * git 2.43 and later read attr.tree with the rest of the core settings,
+ * before the arguments, and die on one without a value.
+ */
+static int attr_tree_valued(const struct config_entry *e, void *payload)
+{
+	(void)payload;
+	if (!strcmp(e->name, "attr.tree") && !e->value)
+		return config_error_nonbool(e);
+	return 0;
+}
+
+/*
  * Pass 2, git's checks and the archive itself: the part a local run
  * and the writer serving a remote client have in common.
  */
@@ -313,6 +325,10 @@ int run_archive_from_options(struct run *r)
 	if (error == GA_ENOTFOUND)
 		r->allow_unreachable = 0;
 	else if (error < 0)
+		return error;
+
+	if ((error = config_foreach_entry(r->config, attr_tree_valued,
+					  NULL)) < 0)
 		return error;
 
 	if ((error = cli_parse_archive(&r->opts, &r->formats, r->cwd_prefix,

@@ -315,6 +315,12 @@ int main(int argc, char **argv)
 		error = 0;
 	} else {
 		error = cli_parse_global(&r.global, argc, argv);
+		/*
+		 * git exports --attr-source for itself and its children
+		 * (filters, a local upload-archive) alike.
+		 */
+		if (!error && r.global.attr_source)
+			setenv("GIT_ATTR_SOURCE", r.global.attr_source, 1);
 	}
 	if (!error) {
 		switch (r.global.command) {

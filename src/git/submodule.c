@@ -528,6 +528,8 @@ static int walk(struct walk **out, const struct walk_gitlink *found,
 	wo->submodule_level = l;
 	wo->attr_info_file = l->attr_info;
 	wo->attr_info_file_shown = NULL;
+	/* The source names a tree of the superproject. */
+	wo->attr_source = NULL;
 	/*
 	 * Its large blobs are read at once (a deferred one would outlive
 	 * this walk), and the prefetch scout would prune by pathspecs

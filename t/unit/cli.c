@@ -1054,6 +1054,26 @@ static void test_global(void)
 		cli_global_release(&g);
 	}
 	{
+		/* git 2.41's --attr-source (2.39 has none to compare). */
+		char *argv[] = { "garchive", "--attr-source=HEAD~1", "-c",
+				 "a.b=c", "--attr-source", "v1", "HEAD", NULL };
+		char *bare[] = { "garchive", "-c", "a.b=c", "--attr-source",
+				 NULL };
+
+		ok(!cli_parse_global(&g, 7, argv) &&
+		   g.command == CLI_ARCHIVE && g.nr_config == 1 &&
+		   g.attr_source && !strcmp(g.attr_source, "v1") &&
+		   g.argc == 2 && !strcmp(g.argv[1], "HEAD"),
+		   "--attr-source, both spellings, among -c; the last wins");
+		cli_global_release(&g);
+		ok(cli_parse_global(&g, 4, bare) == GA_EUSAGE &&
+		   !strcmp(ga_error_message(), "no attribute source given "
+			   "for --attr-source") &&
+		   ga_error_usage_dest() == GA_USAGE_NONE,
+		   "--attr-source without a value");
+		cli_global_release(&g);
+	}
+	{
 		char *argv[] = { "garchive", "-cx=y", "HEAD", NULL };
 
 		ok(!cli_parse_global(&g, 3, argv) &&
