@@ -903,6 +903,13 @@ static int look_up(struct ga_store *s, const struct ga_oid *id,
 			ga_buf_release(&why);
 			return 0;
 		}
+		/*
+		 * Not marked in a store without `report`: a later look-up
+		 * there would skip the copy and serve the next one, and
+		 * the lines for the damage would never be printed.
+		 */
+		if ((error = damage_unreported(s, &why)) < 0)
+			return error;
 		mark_bad_copy(s, e.pack, id->id);
 	}
 	if (found < 0)
