@@ -154,6 +154,28 @@ test_expect_success '@{-<n>}: the branches checked out before' '
 	done
 '
 
+# %(describe) in a reftable repository: the system git cannot read it,
+# so garchive describes the commit itself.  fx/describe (made by git
+# 2.55) has tags annotated and lightweight, two on one commit, a tag of
+# a tag, one whose object names it otherwise, one of a tree, a dangling
+# symbolic ref under refs/tags/, a merge, more tags than git takes
+# candidates and a branch no tag reaches; expect/describe holds what
+# git 2.55 expanded, one %(describe...) form a file.
+test_expect_success '%(describe) in a reftable repository, as git 2.55' '
+	test $(wc -l <fx/describe/expect/describe) -eq 192 &&
+	while IFS="	" read -r rev file text
+	do
+		printf "%s\n" "$text" >expect.txt &&
+		(cd fx/describe/repo &&
+		 garchive --format=tar "$rev" "$file") >actual.tar &&
+		tar -xOf actual.tar >actual.txt &&
+		test_cmp expect.txt actual.txt || {
+			echo "$rev $file: not as git 2.55"
+			return 1
+		}
+	done <fx/describe/expect/describe
+'
+
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
 	(cd fx/sha1-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&
