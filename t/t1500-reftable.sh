@@ -260,7 +260,9 @@ test_expect_success 'a stack rewritten while garchive reads it' '
 	        f.write("%d\n" % (n + 1))
 	    os.rename("rounds.tmp", "rounds")
 	EOF
-	echo 0 >rounds &&
+	# End the && chain here: the "&" below would put all of it, the
+	# copy of live/ included, in the background.
+	echo 0 >rounds || return 1
 	python3 rewrite.py live/.git/reftable states 100000 &
 	writer=$! &&
 	test_when_finished "touch stop; wait $writer" &&
