@@ -509,21 +509,6 @@ static size_t parse_describe_args(const char *start, struct ga_strvec *args)
 	return (size_t)(arg - start);
 }
 
-/* Whether the refs of `repo` are kept in reftable. */
-static int refs_in_reftable(git_repository *repo)
-{
-	struct repofmt fmt;
-	int reftable;
-
-	if (repofmt_read(&fmt, git_repository_path(repo), NULL) < 0) {
-		ga_error_clear();
-		return 0;
-	}
-	reftable = fmt.refs == REFS_STORAGE_REFTABLE;
-	repofmt_release(&fmt);
-	return reftable;
-}
-
 /*
  * git describe's answer.  The installed git is asked; in a reftable
  * repository a git older than 2.45 cannot read the refs and fails, and
@@ -535,7 +520,7 @@ static void run_describe(struct ga_buf *out, struct pretty_commit *pc,
 {
 	struct refs_store *refs = NULL;
 
-	if (!refs_in_reftable(pc->repo)) {
+	if (!refdb_uses_reftable(pc->repo)) {
 		ask_git(out, pc->repo, args, nr);
 		return;
 	}
