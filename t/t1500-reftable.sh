@@ -154,6 +154,65 @@ test_expect_success '@{-<n>}: the branches checked out before' '
 	done
 '
 
+# %(describe) in a reftable repository: the system git cannot read it,
+# so garchive describes the commit itself.  fx/describe (made by git
+# 2.55) has tags annotated and lightweight, two on one commit, a tag of
+# a tag, one whose object names it otherwise, one of a tree, a dangling
+# symbolic ref under refs/tags/, a merge, more tags than git takes
+# candidates and a branch no tag reaches; expect/describe holds what
+# git 2.55 expanded, one %(describe...) form a file.
+test_expect_success '%(describe) in a reftable repository, as git 2.55' '
+	test $(wc -l <fx/describe/expect/describe) -eq 192 &&
+	while IFS="	" read -r rev file text
+	do
+		printf "%s\n" "$text" >expect.txt &&
+		(cd fx/describe/repo &&
+		 garchive --format=tar "$rev" "$file") >actual.tar &&
+		tar -xOf actual.tar >actual.txt &&
+		test_cmp expect.txt actual.txt || {
+			echo "$rev $file: not as git 2.55"
+			return 1
+		}
+	done <fx/describe/expect/describe
+'
+
+# "<ref>@{<date>}" in a reftable repository: the ref store's reflog, as
+# git 2.55 read it (expect/reflog-date: the checksum of its archive and
+# its stderr, lines joined by ";"; the reflog's entries are of April
+# 2005, so "yesterday" and "2 days ago" are its newest).
+test_expect_success '@{<date>} in a reftable repository, as git 2.55' '
+	test $(wc -l <fx/describe/expect/reflog-date) -eq 26 &&
+	while IFS="	" read -r expr sum said
+	do
+		code=0 &&
+		case $said in fatal:*) code=128 ;; esac &&
+		test_expect_code $code sh -c "cd fx/describe/repo &&
+			garchive --format=tar \"\$1\"" - "$expr" \
+			>actual.tar 2>actual.err &&
+		echo "$sum" >expect.sum &&
+		sha256sum <actual.tar | cut -d" " -f1 >actual.sum &&
+		printf "%s\n" "$said" >expect.err &&
+		tr "\n" ";" <actual.err >actual.said &&
+		echo >>actual.said &&
+		test_cmp expect.sum actual.sum &&
+		test_cmp expect.err actual.said || {
+			echo "$expr: not as git 2.55"
+			return 1
+		}
+	done <fx/describe/expect/reflog-date
+'
+
+test_expect_success '@{<date>}: a form git reads and garchive does not, refused' '
+	(cd fx/describe/repo &&
+	 test_expect_code 128 garchive --format=tar "main@{last friday}") \
+		>out 2>err &&
+	test_must_be_empty out &&
+	cat >expect <<-\EOF &&
+	fatal: garchive cannot read the date '"'"'last friday'"'"' in '"'"'main@{last friday}'"'"' (it reads YYYY-MM-DD[ HH:MM[:SS]][ zone], seconds since 1970, now, yesterday, never, '"'"'<n> <unit>s ago'"'"')
+	EOF
+	test_cmp expect err
+'
+
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
 	(cd fx/sha1-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&

@@ -18,11 +18,14 @@
  * archived tree.  So does garchive, with git's "hash mismatch" lines:
  * a damaged commit, tag or root tree never makes an archive.  Only
  * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
- * revparse, which reads commits.
+ * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and, in
+ * reftable repositories (whose reflogs libgit2 cannot read),
+ * "@{<date>}" are read from garchive's ref store.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
 #include "commit.h"
+#include "date.h"
 #include "odb.h"
 #include "rawtree.h"
 #include "refdb.h"
@@ -33,6 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +59,7 @@ struct resolver {
 	git_repository *repo;
 	git_odb *odb;
 	struct refs_store *refs;	/* opened on first use */
+	int reftable;			/* the refs are; -1: not asked yet */
 	const struct treeish_options *opts;
 	struct known *known;
 	size_t nr, alloc;
@@ -568,6 +573,312 @@ static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
 	return error;
 }
 
+/* ------------------------------------------------------------------ */
+/* "<ref>@{<date>}" in reftable repositories.                         */
+
+/* The date helpers of --mtime, below. */
+static int64_t days_from_civil(int64_t y, int m, int d);
+static int parse_digits(const char **p, int n, int *out);
+static int parse_zone(const char **p, int *offset);
+static int days_in_month(int y, int m);
+
+/*
+ * git's match_string(): how many leading characters of the word at `s`
+ * match `word`, ignoring case; 0 when the word goes on past a mismatch.
+ */
+static size_t match_word(const char *s, const char *word)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (ga_tolower((unsigned char)s[i]) ==
+		    ga_tolower((unsigned char)word[i]))
+			continue;
+		if (!ga_isalnum((unsigned char)s[i]))
+			break;
+		return 0;
+	}
+	return i;
+}
+
+/*
+ * Whether git's approxidate takes something from `s`: a digit, or a word
+ * it knows (a month, a weekday, a special word, a number word, "last",
+ * a unit).  Where it takes nothing it fails, and git says the name is
+ * not valid; garchive too.
+ */
+static int approxidate_takes(const char *s)
+{
+	static const char *const exact[] = {
+		"yesterday", "noon", "midnight", "tea", "PM", "AM", "never",
+		"now", "today", "one", "two", "three", "four", "five", "six",
+		"seven", "eight", "nine", "ten", "last",
+	};
+	static const char *const prefix3[] = {
+		"January", "February", "March", "April", "May", "June",
+		"July", "August", "September", "October", "November",
+		"December", "Sundays", "Mondays", "Tuesdays", "Wednesdays",
+		"Thursdays", "Fridays", "Saturdays",
+	};
+	static const char *const units[] = {
+		"seconds", "minutes", "hours", "days", "weeks", "months",
+		"years",
+	};
+	size_t i;
+	int in_word = 0;
+
+	for (; *s; s++) {
+		int word_start = !in_word;
+
+		if (ga_isdigit((unsigned char)*s))
+			return 1;
+		in_word = ga_isalpha((unsigned char)*s);
+		if (!in_word || !word_start)
+			continue;
+		for (i = 0; i < GA_ARRAY_SIZE(exact); i++)
+			if (match_word(s, exact[i]) == strlen(exact[i]))
+				return 1;
+		for (i = 0; i < GA_ARRAY_SIZE(prefix3); i++)
+			if (match_word(s, prefix3[i]) >= 3)
+				return 1;
+		for (i = 0; i < GA_ARRAY_SIZE(units); i++)
+			if (match_word(s, units[i]) >= strlen(units[i]) - 1)
+				return 1;
+	}
+	return 0;
+}
+
+/* "<n> <unit>[s][ ago]", with spaces or dots between: now - n units. */
+static int reflog_relative(uint64_t *out, const char *s, time_t now)
+{
+	static const struct { const char *name; uint64_t secs; } units[] = {
+		{ "seconds", 1 }, { "minutes", 60 }, { "hours", 3600 },
+		{ "days", 86400 }, { "weeks", 7 * 86400 },
+	};
+	unsigned long long n;
+	char *end;
+	size_t i, len;
+
+	if (!ga_isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || (*end != ' ' && *end != '.'))
+		return -1;
+	for (s = end; *s == ' ' || *s == '.'; s++)
+		;
+	for (i = 0; i < GA_ARRAY_SIZE(units); i++) {
+		len = match_word(s, units[i].name);
+		if (len >= strlen(units[i].name) - 1 &&
+		    !ga_isalpha((unsigned char)s[len]))
+			break;
+	}
+	if (i == GA_ARRAY_SIZE(units))
+		return -1;
+	for (s += len; *s == ' ' || *s == '.'; s++)
+		;
+	if (*s && strcmp(s, "ago"))
+		return -1;
+	if (n > (uint64_t)now / units[i].secs)
+		return -1;
+	*out = (uint64_t)now - n * units[i].secs;
+	return 0;
+}
+
+/*
+ * "YYYY-MM-DD[( |T)HH:MM[:SS]][ zone]": with a zone (+hhmm, -hh:mm, Z)
+ * that instant, without one local time, as git's parse_date_basic();
+ * a date alone is that day at the current local time of day, as git's
+ * approxidate makes it.  Years 1970 to 2099 only, as git's parser.
+ */
+static int reflog_iso(uint64_t *out, const char *s, time_t now)
+{
+	int y, mo, d, h, mi, sec = 0, zone = 0, has_zone;
+	struct tm tm;
+	time_t t;
+
+	if (parse_digits(&s, 4, &y) < 0 || *s++ != '-' ||
+	    parse_digits(&s, 2, &mo) < 0 || *s++ != '-' ||
+	    parse_digits(&s, 2, &d) < 0)
+		return -1;
+	if (y < 1970 || y > 2099 || mo < 1 || mo > 12 || d < 1 ||
+	    d > days_in_month(y, mo))
+		return -1;
+	if (!*s) {
+		localtime_r(&now, &tm);
+		h = tm.tm_hour;
+		mi = tm.tm_min;
+		sec = tm.tm_sec;
+		has_zone = 0;
+	} else {
+		if (*s != ' ' && *s != 'T')
+			return -1;
+		s++;
+		if (parse_digits(&s, 2, &h) < 0 || *s++ != ':' ||
+		    parse_digits(&s, 2, &mi) < 0)
+			return -1;
+		if (*s == ':' && (s++, parse_digits(&s, 2, &sec) < 0))
+			return -1;
+		if (h > 23 || mi > 59 || sec > 60)
+			return -1;
+		has_zone = *s != '\0';
+		if (has_zone && (parse_zone(&s, &zone) < 0 || *s))
+			return -1;
+	}
+	if (has_zone) {
+		int64_t v = days_from_civil(y, mo, d) * 86400 + h * 3600 +
+			    mi * 60 + sec - zone;
+
+		if (v < 0)
+			return -1;
+		*out = (uint64_t)v;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	tm.tm_isdst = -1;
+	if ((t = mktime(&tm)) == (time_t)-1 || t < 0)
+		return -1;
+	*out = (uint64_t)t;
+	return 0;
+}
+
+/*
+ * The time "@{<date>}" names, for the forms garchive reads: all digits
+ * (seconds since the epoch; the caller sends fewer than 100000000 to
+ * the reflog by number), "now", "yesterday", "never" (0), "<n> <unit>s
+ * ago" and reflog_iso()'s dates.  Returns 0 with *out; 1 for a text
+ * git's approxidate refuses too; -1 for one git reads in a way garchive
+ * does not follow (git's approxidate reads many more).
+ */
+static int reflog_date(uint64_t *out, const char *text, time_t now)
+{
+	const char *p;
+
+	for (p = text; ga_isdigit((unsigned char)*p); p++)
+		;
+	if (p > text && !*p) {
+		errno = 0;
+		*out = strtoull(text, NULL, 10);
+		return errno ? -1 : 0;
+	}
+	if (!strcasecmp(text, "now")) {
+		*out = (uint64_t)now;
+		return 0;
+	}
+	if (!strcasecmp(text, "yesterday")) {
+		*out = (uint64_t)now - 86400;
+		return 0;
+	}
+	if (!strcasecmp(text, "never")) {
+		*out = 0;
+		return 0;
+	}
+	if (!reflog_relative(out, text, now) || !reflog_iso(out, text, now))
+		return 0;
+	return approxidate_takes(text) ? -1 : 1;
+}
+
+/* git's upstream_mark() and push_mark(): "@{u}", "@{upstream}", "@{push}". */
+static int branch_mark(const char *s, size_t len)
+{
+	static const char *const marks[] = { "@{u}", "@{upstream}",
+					     "@{push}" };
+	size_t i;
+
+	for (i = 0; i < GA_ARRAY_SIZE(marks); i++)
+		if (len == strlen(marks[i]) && !strncasecmp(s, marks[i], len))
+			return 1;
+	return 0;
+}
+
+static int refs_are_reftable(struct resolver *rs)
+{
+	if (rs->reftable < 0)
+		rs->reftable = refdb_uses_reftable(rs->repo);
+	return rs->reftable;
+}
+
+/*
+ * git's get_oid_basic() for "<ref>@{<date>}" ("@{<date>}": HEAD's
+ * branch) in a reftable repository, whose reflogs libgit2 cannot read:
+ * the value the ref had at that time, from the ref store.  Older than
+ * the log: its oldest value, with git's warning.  Returns 1 when `name`
+ * has no such form, 0 with *out, GA_ENOTFOUND, or GA_ERROR.
+ */
+static int reflog_at_date(git_oid *out, struct resolver *rs,
+			  const char *name, size_t len)
+{
+	struct refs_ref_at info = { 0 };
+	struct ga_oid oid;
+	struct ga_buf when = GA_BUF_INIT;
+	const char *shown;
+	char *real = NULL, *text;
+	size_t at;
+	uint64_t at_time = 0;
+	int found, error, parsed;
+
+	if (len < 4 || name[len - 1] != '}')
+		return 1;
+	for (at = len - 3; at-- > 0;)
+		if (name[at] == '@' && name[at + 1] == '{' &&
+		    name[at + 2] != '-')
+			break;
+	if (at == (size_t)-1 || branch_mark(name + at, len - at))
+		return 1;
+	if (use_refs(rs) < 0)
+		return GA_ERROR;
+	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
+		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
+	if (found <= 0) {
+		free(real);
+		return found < 0 ? found : GA_ENOTFOUND;
+	}
+	text = ga_xstrndup(name + at + 2, len - at - 3);
+	parsed = reflog_date(&at_time, text, time(NULL));
+	if (parsed) {
+		error = parsed > 0 ? GA_ENOTFOUND :
+			ga_error_set("garchive cannot read the date '%s' in "
+				     "'%.*s' (it reads YYYY-MM-DD[ HH:MM[:SS]]"
+				     "[ zone], seconds since 1970, now, "
+				     "yesterday, never, '<n> <unit>s ago')",
+				     text, (int)len, name);
+		goto done;
+	}
+	error = refs_read_ref_at(&oid, &info, rs->refs, real, at_time, -1);
+	if (error == 1) {
+		shown = name;
+		if (!at && !ga_skip_prefix(real, "refs/heads/", &shown))
+			shown = "HEAD";
+		if (!at)
+			at = strlen(shown);
+		if (!at_time) {
+			error = ga_error_set("log for '%.*s' only has %d entries",
+					     (int)at, shown, info.cutoff_cnt);
+			goto done;
+		}
+		if ((error = date_show(&when, info.cutoff_time, info.cutoff_tz,
+				       DATE_RFC2822)) < 0)
+			goto done;
+		ga_warning("log for '%.*s' only goes back to %s", (int)at,
+			   shown, ga_buf_str(&when, 0));
+		error = 0;
+	}
+	if (!error)
+		memcpy(out->id, oid.id, GIT_OID_RAWSZ);
+done:
+	refs_ref_at_release(&info);
+	ga_buf_release(&when);
+	free(text);
+	free(real);
+	return error;
+}
+
 static int is_full_hex(const char *name, size_t len);
 
 /* git's grab_nth_branch_switch(): the n-th "checkout: moving from". */
@@ -743,7 +1054,8 @@ static int get_short_oid(git_oid *out, struct resolver *rs, const char *hex,
 
 /*
  * git's get_oid_basic(), get_describe_name() and get_short_oid(): a
- * full hex id, a ref (with @{...} through libgit2), describe output
+ * full hex id, a ref (with @{...}: the ref store's reflog, or libgit2),
+ * describe output
  * ("<tag>-<n>-g<hex>") or an abbreviated id.  The object is not read.
  */
 static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
@@ -762,6 +1074,9 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 		return reflog_nth(out, rs, name, at, nth);
 	if ((error = nth_prior_checkout(out, rs, name, len)))
 		return error < 0 ? error : 0;
+	if (memmem(name, len, "@{", 2) && refs_are_reftable(rs) &&
+	    (error = reflog_at_date(out, rs, name, len)) != 1)
+		return error;
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
 	if ((refname = dwim_ref(out, &found, rs, name, len))) {
@@ -1095,6 +1410,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	memset(out, 0, sizeof(*out));
 	out->hexsz = GIT_OID_HEXSZ;
 	rs.repo = repo;
+	rs.reftable = -1;
 	rs.opts = opts;
 
 	if (opts->remote && !opts->allow_unreachable) {

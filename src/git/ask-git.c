@@ -24,14 +24,14 @@ static const char *run_dir(git_repository *repo)
 	return wd ? wd : git_repository_path(repo);
 }
 
-void ask_git(struct ga_buf *out, git_repository *repo,
-	     const char *const *args, size_t nr)
+int ask_git_status(struct ga_buf *out, git_repository *repo,
+		   const char *const *args, size_t nr)
 {
 	struct child c = CHILD_INIT;
 	const char **argv = ga_xcalloc(nr + 2, sizeof(*argv));
 	const char *env[2] = { NULL, NULL };
 	char *gitdir_env;
-	int code;
+	int code = -1;
 
 	argv[0] = "git";
 	memcpy(argv + 1, args, nr * sizeof(*args));
@@ -46,11 +46,20 @@ void ask_git(struct ga_buf *out, git_repository *repo,
 		ga_error_clear();
 	} else {
 		(void)ga_buf_read_fd(out, c.out);
-		if (child_finish(&c, &code, NULL) < 0)
+		if (child_finish(&c, &code, NULL) < 0) {
 			ga_error_clear();
+			code = -1;
+		}
 	}
 	free(argv);
 	free(gitdir_env);
+	return code;
+}
+
+void ask_git(struct ga_buf *out, git_repository *repo,
+	     const char *const *args, size_t nr)
+{
+	(void)ask_git_status(out, repo, args, nr);
 }
 
 /* ------------------------------------------------------------------ */

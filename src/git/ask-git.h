@@ -23,6 +23,13 @@ struct ga_buf;
 void ask_git(struct ga_buf *out, git_repository *repo,
 	     const char *const *args, size_t nr);
 
+/*
+ * The same, returning git's exit status (128 + the signal that killed
+ * it), or -1 when git could not be run.
+ */
+int ask_git_status(struct ga_buf *out, git_repository *repo,
+		   const char *const *args, size_t nr);
+
 /* The answers of %G? %GG %GS %GK %GF %GP %GT, in that order. */
 #define SIGNATURE_FIELDS 7
 

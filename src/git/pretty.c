@@ -18,9 +18,12 @@
 
 #include "color.h"
 #include "date.h"
+#include "describe.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "ident.h"
+#include "refdb.h"
+#include "refs/refs.h"
 #include "sane-ctype.h"
 #include "utf8.h"
 
@@ -506,6 +509,33 @@ static size_t parse_describe_args(const char *start, struct ga_strvec *args)
 	return (size_t)(arg - start);
 }
 
+/*
+ * git describe's answer.  The installed git is asked; in a reftable
+ * repository a git older than 2.45 cannot read the refs and fails, and
+ * the answer is then computed here (describe.c) from garchive's ref
+ * store.  Where git describe fails for any reason, nothing.
+ */
+static void run_describe(struct ga_buf *out, struct pretty_commit *pc,
+			 const char *const *args, size_t nr)
+{
+	struct refs_store *refs = NULL;
+
+	if (!refdb_uses_reftable(pc->repo)) {
+		ask_git(out, pc->repo, args, nr);
+		return;
+	}
+	if (!ask_git_status(out, pc->repo, args, nr))
+		return;
+	ga_buf_setlen(out, 0);
+	if (refdb_open_store(&refs, pc->repo) < 0 ||
+	    describe_commit(out, pc->repo, refs, &pc->abbrev, &pc->oid,
+			    args, nr) < 0) {
+		ga_error_clear();
+		ga_buf_setlen(out, 0);
+	}
+	refs_free(refs);
+}
+
 static size_t format_describe(struct fmt *f, struct ga_buf *sb,
 			      const char *ph, const char *arg)
 {
@@ -527,7 +557,7 @@ static size_t format_describe(struct fmt *f, struct ga_buf *sb,
 	if (*arg != ')')
 		goto done;
 	ga_strvec_push(&args, ga_xstrdup(pc->hex));
-	ask_git(&out, pc->repo, (const char *const *)args.v, args.nr);
+	run_describe(&out, pc, (const char *const *)args.v, args.nr);
 	ga_buf_rtrim(&out, 0);
 	ga_buf_put(sb, ga_buf_str(&out, 0), out.len);
 	consumed = (size_t)(arg - ph) + 1;

@@ -348,3 +348,17 @@ int refdb_open_store(struct refs_store **out, git_repository *repo)
 	repofmt_release(&fmt);
 	return error;
 }
+
+int refdb_uses_reftable(git_repository *repo)
+{
+	struct repofmt fmt;
+	int reftable;
+
+	if (repofmt_read(&fmt, git_repository_path(repo), NULL) < 0) {
+		ga_error_clear();
+		return 0;
+	}
+	reftable = fmt.refs == REFS_STORAGE_REFTABLE;
+	repofmt_release(&fmt);
+	return reftable;
+}

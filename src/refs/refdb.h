@@ -11,8 +11,8 @@
  * Reflogs are not served through libgit2 (its git_reflog cannot be
  * built by a backend through the public API): "<ref>@{<n>}" and DWIM
  * are resolved with the store directly (refdb_open_store()), in both
- * formats; "@{<date>}" and "@{-<n>}", which libgit2's revparse reads,
- * work in files repositories only.
+ * formats, and so are "@{-<n>}" and, in reftable repositories,
+ * "@{<date>}" (libgit2's revparse reads it in files repositories).
  */
 #ifndef GARCHIVE_REFDB_H
 #define GARCHIVE_REFDB_H
@@ -35,5 +35,11 @@ int refdb_setup(git_repository *repo, const char *shown, int discovered);
  * with *out (refs_free() it) or GA_ERROR.
  */
 int refdb_open_store(struct refs_store **out, git_repository *repo);
+
+/*
+ * Whether the refs of `repo` are kept in reftable (its config says so):
+ * 1 or 0, also 0 when the config cannot be read.
+ */
+int refdb_uses_reftable(git_repository *repo);
 
 #endif
