@@ -831,6 +831,15 @@ static int git_connect(struct transport *t, const struct transport_options *o,
 
 	if ((error = protocol_version(&version, o->config)) < 0)
 		return error;
+	/*
+	 * git 2.41 and later (eaa0fd6584) speak v2 only to upload-pack:
+	 * upload-archive gets no "version=2" probe (git:// extra
+	 * parameter, GIT_PROTOCOL, ssh's SendEnv).  No upload-archive
+	 * speaks v2 over these transports, so the probe was only noise.
+	 * protocol.version=1 is still sent, as by git.
+	 */
+	if (version == 2)
+		version = 0;
 	if ((error = parse_connect_url(&proto, &hostandport, &path, url)) < 0)
 		return error;
 	if (proto == PROTO_GIT)
