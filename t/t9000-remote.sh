@@ -217,15 +217,20 @@ test_expect_success 'the server runs without our repository environment' '
 '
 
 # A git:// stand-in: keep the first pkt-line a client sends (the
-# daemon request) in git-request.bin, then hang up.
+# daemon request) in git-request.bin, then hang up.  It gives up after
+# 20 s without a client, so that a failed test leaves nothing behind.
 fake_git_daemon () {
 	python3 - <<-\EOF
-	import socket
+	import os, socket
 	s = socket.socket()
 	s.bind(("127.0.0.1", 0))
 	s.listen(1)
-	open("fake-daemon.port", "w").write("%d\n" % s.getsockname()[1])
+	s.settimeout(20)
+	with open("fake-daemon.port.tmp", "w") as f:
+	    f.write("%d\n" % s.getsockname()[1])
+	os.rename("fake-daemon.port.tmp", "fake-daemon.port")
 	c, _ = s.accept()
+	c.settimeout(20)
 	data = b""
 	while len(data) < 4 or len(data) < int(data[:4], 16):
 	    more = c.recv(65536)
@@ -250,7 +255,7 @@ expect_request () {
 # HEAD against fake_git_daemon; its request is left in git-request.bin.
 run_fake_git_daemon () {
 	rm -f fake-daemon.port git-request.bin &&
-	fake_git_daemon &
+	{ fake_git_daemon >/dev/null 2>&1 & } &&
 	pid=$! &&
 	for wait in $(seq 100)
 	do
@@ -567,6 +572,42 @@ test_expect_success 'a remote helper with "connect" (ext::)' '
 	test_client_same_as_git --remote="ext::git %s $TRASH_DIRECTORY/srv.git" \
 		--exec=other HEAD &&
 	git config --unset protocol.ext.allow
+'
+
+# git 2.46 and later (ffce821880): a remote with remote.<name>.vcs and
+# no URL has its name for URL, handed to git-remote-<vcs>; git 2.39
+# crashes on it.
+test_expect_success 'remote.<name>.vcs without a URL: the name is the URL' '
+	cd work &&
+	mkdir -p ../helper-bin &&
+	cat >../helper-bin/git-remote-fake <<-\EOF &&
+	#!/bin/sh
+	# A helper with "connect" that serves srv.git whatever its URL.
+	echo "$*" >>"$HOME/helper.log"
+	read cmd
+	printf "connect\\n\\n"
+	read cmd
+	echo "$cmd" >>"$HOME/helper.log"
+	printf "\\n"
+	exec git upload-archive "$HOME/srv.git"
+	EOF
+	chmod +x ../helper-bin/git-remote-fake &&
+	rm -f "$HOME/helper.log" &&
+	local_archive HEAD >local.out &&
+	PATH="$TRASH_DIRECTORY/helper-bin:$PATH" \
+		garchive -c remote.x.vcs=fake --remote=x HEAD >ga.out &&
+	test_cmp local.out ga.out &&
+	PATH="$TRASH_DIRECTORY/helper-bin:$PATH" \
+		garchive -c remote.y.vcs=fake -c remote.y.url=elsewhere \
+		--remote=y HEAD >ga.out &&
+	test_cmp local.out ga.out &&
+	cat >expect <<-\EOF &&
+	x x
+	connect git-upload-archive
+	y elsewhere
+	connect git-upload-archive
+	EOF
+	test_cmp expect "$HOME/helper.log"
 '
 
 test_expect_success 'URL and policy errors' '
