@@ -106,21 +106,6 @@ test_expect_success '--list shows the formats a client may ask for' '
 	! grep local actual.out
 '
 
-# git 2.43.1 and later: the server refuses what --list leaves unused.
-test_expect_success '--list with a parameter is refused by the server' '
-	cd work &&
-	test_expect_code 1 garchive_server --remote=../srv.git --list blah \
-		>actual.out 2>actual.err &&
-	test_must_be_empty actual.out &&
-	sort actual.err >actual.sorted &&
-	sort >expect.sorted <<-\EOF &&
-	remote: fatal: extra command line parameter '"'"'blah'"'"'        
-	remote: git upload-archive: archiver died with error
-	fatal: sent error to the client: git upload-archive: archiver died with error
-	EOF
-	test_cmp expect.sorted actual.sorted
-'
-
 test_expect_success 'a format without tar.<name>.remote is refused' '
 	cd work &&
 	test_server_same_as_git --remote=../srv.git --format=bogus HEAD &&

@@ -633,15 +633,7 @@ int cli_parse_archive(struct archive_options *opts,
 	opts->progress = st.progress;
 	opts->recurse_submodules = st.recurse_submodules;
 	if (st.list) {
-		/*
-		 * git 2.43.1 and later refuse what --list would leave
-		 * unused (2.39 ignored it), before looking at --format.
-		 */
-		if (p.nr_out) {
-			error = ga_error_set("extra command line parameter "
-					     "'%s'", p.out[0]);
-			goto done;
-		}
+		/* Positional arguments are ignored, as by git 2.39. */
 		opts->list = 1;
 		goto done;
 	}
