@@ -135,12 +135,38 @@ test_expect_success 'missing blob: cannot read, 255, as git' '
 	fails_like_git 255 --format=zip HEAD
 '
 
-test_expect_success GIT_2_39 'missing tree: unable to read tree, 128, as git' '
+# git 2.47 and later load the tree (telling of the missing blob) before
+# they check pathspecs; git 2.39 only said the pathspec matched nothing.
+test_expect_success 'missing blob and an unmatched pathspec: both told' '
+	cd noblob &&
+	cat >expect <<-EOF &&
+	error: invalid object 100644 $blob for '"'"'a'"'"'
+	fatal: pathspec '"'"'nosuch'"'"' did not match any files
+	EOF
+	test_expect_code 128 garchive HEAD nosuch >ga.out 2>ga.err &&
+	test_must_be_empty ga.out &&
+	test_cmp expect ga.err &&
+	fails_atomically 128 expect HEAD nosuch
+'
+
+# git 2.45 and later word it "unable to read tree (<oid>)", 2.39
+# without the parentheses; garchive follows the newer git.
+test_expect_success 'missing tree: unable to read tree, 128, as git 2.45' '
 	cp -R repo notree &&
 	rm -f "$(loose notree $tree)" &&
 	cd notree &&
-	fails_like_git 128 HEAD &&
-	fails_like_git 128 --format=zip HEAD
+	echo "fatal: unable to read tree ($tree)" >expect &&
+	for fmt in tar zip
+	do
+		test_expect_code 128 git archive --format=$fmt HEAD \
+			>git.out 2>git.err &&
+		test_expect_code 128 garchive --format=$fmt HEAD \
+			>ga.out 2>ga.err &&
+		test_must_be_empty ga.out &&
+		diagnostics ga.err >actual &&
+		test_cmp expect actual &&
+		fails_atomically 128 expect --format=$fmt HEAD || return 1
+	done
 '
 
 test_expect_success 'corrupt loose blob: git'"'"'s lines, 128, as git' '
@@ -926,9 +952,9 @@ test_expect_success GIT_2_39 'messages show control characters as ? and are cut 
 test_expect_success 'a hostile path cannot drive the terminal' '
 	cd repo &&
 	t=$(mktree "100644 $(printf "a/\033[2J\033]0;owned\007") $blob") &&
-	test_expect_code 255 garchive $(commit_of $t) >out 2>err &&
+	test_expect_code 128 garchive $(commit_of $t) >out 2>err &&
 	test_must_be_empty out &&
-	printf "error: invalid path '"'"'a/?[2J?]0;owned?'"'"'\n" >expect &&
+	printf "error: invalid path '"'"'a/?[2J?]0;owned?'"'"'\nfatal: failed to unpack tree object $t\n" >expect &&
 	test_cmp expect err
 '
 

@@ -230,12 +230,29 @@ test_expect_success 'command line misuse' '
 	request HEAD >head.req &&
 	test_stdin_same_as_git upload-archive head.req &&
 	test_stdin_same_as_git upload-archive head.req srv.git srv.git &&
-	test_stdin_same_as_git upload-archive head.req -h &&
+	test_stdin_same_as_git upload-archive head.req -h x &&
 	test_stdin_same_as_git upload-archive head.req nosuch.git &&
-	test_expect_code 129 garchive upload-archive -h <head.req 2>err &&
-	test_cmp - err <<-\EOF
-	usage: git upload-archive <repository>
-	EOF
+	test_expect_code 129 garchive upload-archive--writer <head.req \
+		>out 2>err &&
+	test_must_be_empty out &&
+	echo "usage: git upload-archive <repository>" >expect &&
+	test_cmp expect err
+'
+
+# git 2.49 and later print the usage asked for on stdout (2.39: stderr;
+# and 2.39 took --help-all for a repository).
+test_expect_success '-h and --help-all print the usage on stdout' '
+	echo "usage: git upload-archive <repository>" >expect &&
+	for cmd in upload-archive upload-archive--writer
+	do
+		for h in -h --help-all
+		do
+			test_expect_code 129 garchive $cmd $h <head.req \
+				>out 2>err &&
+			test_cmp expect out &&
+			test_must_be_empty err || return 1
+		done || return 1
+	done
 '
 
 test_expect_success 'installed as git-upload-archive' '

@@ -107,8 +107,20 @@ test_expect_success 'SHA-256 repositories' '
 
 test_expect_success 'arguments are a usage error' '
 	test_stdin_same_as_git get-tar-commit-id commit.tar extra &&
-	test_stdin_same_as_git get-tar-commit-id commit.tar -h &&
+	test_stdin_same_as_git get-tar-commit-id commit.tar -h extra &&
 	test_expect_code 129 garchive get-tar-commit-id x <commit.tar
+'
+
+# git 2.49 and later print the usage asked for on stdout (2.39: stderr).
+test_expect_success '-h and --help-all print the usage on stdout' '
+	echo "usage: git get-tar-commit-id" >expect &&
+	for h in -h --help-all
+	do
+		test_expect_code 129 garchive get-tar-commit-id $h \
+			<commit.tar >out 2>err &&
+		test_cmp expect out &&
+		test_must_be_empty err || return 1
+	done
 '
 
 test_done

@@ -122,12 +122,13 @@ struct check_state {
  */
 #define WALK_MAX_TREE_DEPTH 4096
 
+/* git 2.45 and later put the id in parentheses (2.39: without). */
 static int tree_unreadable(const git_oid *id)
 {
 	char hex[GA_OID_MAX_HEXSZ + 1];
 
 	git_oid_tostr(hex, sizeof(hex), id);
-	return ga_error_set("unable to read tree %s", hex);
+	return ga_error_set("unable to read tree (%s)", hex);
 }
 
 static int check_tree(struct check_state *st, const git_oid *id,
@@ -202,6 +203,25 @@ static int check_submodule(struct check_state *st,
 	return error;
 }
 
+/*
+ * A path git's index refuses.  Loading the tree into the index fails on
+ * it: git 2.39 then ended the archive with status 255 and no more
+ * words, git 2.47 and later die before writing anything, as for a tree
+ * too deep.  Without an index (--worktree-attributes) git has nothing
+ * to fail and archives the path; garchive refuses it still, as an
+ * archive error.
+ */
+static int refuse_path(struct check_state *st, const char *path)
+{
+	char hex[GA_OID_MAX_HEXSZ + 1];
+
+	if (!st->index_load)
+		return ga_error_code(GA_EARCHIVE, "invalid path '%s'", path);
+	ga_report(GA_REPORT_ERROR, "invalid path '%s'", path);
+	git_oid_tostr(hex, sizeof(hex), &st->w->treeish->tree_id);
+	return ga_error_set("failed to unpack tree object %s", hex);
+}
+
 static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 		       struct ga_buf *rel)
 {
@@ -231,8 +251,7 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 	 */
 	if (!pathcheck_name_is_valid(te->name, te->name_len) ||
 	    !pathcheck_is_safe(rel->ptr, te->mode)) {
-		error = ga_error_code(GA_EARCHIVE, "invalid path '%s'",
-				      rel->ptr);
+		error = refuse_path(st, rel->ptr);
 		goto done;
 	}
 	if (st->index_load && !st->have_missing &&
@@ -278,12 +297,14 @@ static int check_tree(struct check_state *st, const git_oid *id,
 }
 
 /*
- * Before writing, git 2.39 checks that every pathspec item matches
- * something (in command-line order), then loads the tree into an index
- * unless --worktree-attributes is given: every tree must be readable,
- * every path acceptable, and a missing blob is reported (reading it
- * later fails the archive).  garchive walks the tree once for all of it
- * and checks paths in every mode.
+ * Before writing, git loads the tree into an index unless
+ * --worktree-attributes is given: every tree must be readable, every
+ * path acceptable, and a missing blob is reported (reading it later
+ * fails the archive); it checks that every pathspec item matches
+ * something (in command-line order).  git 2.39 checked the pathspecs
+ * first, git 2.47 and later load the index first, as garchive orders
+ * its messages.  garchive walks the tree once for all of it and checks
+ * paths in every mode.
  */
 static int run_checks(struct walk *w)
 {
@@ -317,10 +338,11 @@ static int run_checks(struct walk *w)
 		st.match_attrs = walk_pathspec_attrs;
 		error = check_tree(&st, &w->treeish->tree_id, &rel);
 	}
-	for (i = 0; !error && i < nr; i++)
-		if (!st.matched[i])
-			error = ga_error_set("pathspec '%s' did not match any "
-					     "files", pathspec_original(w->ps, i));
+	/*
+	 * git 2.47 and later load the index (which tells of a missing
+	 * blob) before they check pathspecs; git 2.39 did it after, so
+	 * an unmatched pathspec hid the line.
+	 */
 	if (!error && st.have_missing) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
@@ -328,6 +350,10 @@ static int run_checks(struct walk *w)
 		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
 			  (unsigned int)st.missing_mode, hex, st.missing_path);
 	}
+	for (i = 0; !error && i < nr; i++)
+		if (!st.matched[i])
+			error = ga_error_set("pathspec '%s' did not match any "
+					     "files", pathspec_original(w->ps, i));
 	free(st.matched);
 	free(st.missing_path);
 	ga_buf_release(&rel);

@@ -27,8 +27,9 @@ int cmd_upload_archive(struct run *r)
 	size_t i, j = 0;
 	int error;
 
-	if (r->global.argc == 2 && !strcmp(r->global.argv[1], "-h"))
-		return run_usage(r, remote_upload_archive_usage());
+	if ((error = run_usage_if_asked(r,
+					remote_upload_archive_usage())) < 0)
+		return error;
 	/* Our own executable, even when started as git-upload-archive. */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0)
@@ -66,7 +67,10 @@ int cmd_upload_archive_writer(struct run *r)
 	int error;
 
 	umask(umask_bits);
-	if (r->global.argc != 2 || !strcmp(r->global.argv[1], "-h"))
+	if ((error = run_usage_if_asked(r,
+					remote_upload_archive_usage())) < 0)
+		return error;
+	if (r->global.argc != 2)
 		return run_usage(r, remote_upload_archive_usage());
 	if ((error = remote_enter_repo(&r->repo, r->global.argv[1],
 			(const char *const *)r->global.config,

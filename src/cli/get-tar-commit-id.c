@@ -76,6 +76,8 @@ int cmd_get_tar_commit_id(struct run *r)
 {
 	int error, found;
 
+	if ((error = run_usage_if_asked(r, get_tar_commit_id_usage())) < 0)
+		return error;
 	if (r->global.argc != 1)
 		return run_usage(r, get_tar_commit_id_usage());
 	if ((error = get_tar_commit_id(&found, 0, 1)) < 0)

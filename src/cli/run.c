@@ -12,6 +12,7 @@
 #include "submodule.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The repository we run in, if any: see setup.h. */
 int run_open_repository(struct run *r)
@@ -38,6 +39,21 @@ int run_usage(struct run *r, const char *usage)
 {
 	r->usage = usage;
 	return ga_error_usage(GA_USAGE_STDERR, NULL);
+}
+
+/*
+ * git 2.49's show_usage_if_asked(): a lone -h or --help-all asks for
+ * the usage, which then goes to stdout (status 129 all the same);
+ * git 2.39 printed it on stderr like any other usage error.
+ */
+int run_usage_if_asked(struct run *r, const char *usage)
+{
+	const char *arg = r->global.argc == 2 ? r->global.argv[1] : NULL;
+
+	if (!arg || (strcmp(arg, "-h") && strcmp(arg, "--help-all")))
+		return 0;
+	r->usage = usage;
+	return ga_error_usage(GA_USAGE_STDOUT, NULL);
 }
 
 void run_release(struct run *r)

@@ -59,6 +59,7 @@ struct run {
 int run_open_repository(struct run *r);
 int run_load_settings(struct run *r, mode_t umask_bits);
 int run_usage(struct run *r, const char *usage);
+int run_usage_if_asked(struct run *r, const char *usage);
 void run_release(struct run *r);
 
 /* The archive pipeline's steps, which verify reuses (cmd-archive.c). */

@@ -831,6 +831,15 @@ static int git_connect(struct transport *t, const struct transport_options *o,
 
 	if ((error = protocol_version(&version, o->config)) < 0)
 		return error;
+	/*
+	 * git 2.41 and later (eaa0fd6584) speak v2 only to upload-pack:
+	 * upload-archive gets no "version=2" probe (git:// extra
+	 * parameter, GIT_PROTOCOL, ssh's SendEnv).  No upload-archive
+	 * speaks v2 over these transports, so the probe was only noise.
+	 * protocol.version=1 is still sent, as by git.
+	 */
+	if (version == 2)
+		version = 0;
 	if ((error = parse_connect_url(&proto, &hostandport, &path, url)) < 0)
 		return error;
 	if (proto == PROTO_GIT)
@@ -1168,15 +1177,15 @@ int transport_connect(struct transport *t, const struct transport_options *o)
 	if ((error = config_foreach(o->config, collect_remote_config,
 				    &rc)) < 0)
 		goto done;
-	if (rc.nr_urls) {
+	/*
+	 * A remote without a URL (remote.<name>.vcs alone) has its name
+	 * for URL, as everything else given to --remote: git 2.46 and
+	 * later (ffce821880).  git 2.39 crashes on it.
+	 */
+	if (rc.nr_urls)
 		url = alias_url(&rc, rc.urls[0]);
-	} else if (rc.has_vcs) {
-		/* git 2.39 crashes here; later versions say this. */
-		error = ga_error_set("git archive: Remote with no URL");
-		goto done;
-	} else {
+	else
 		url = alias_url(&rc, o->remote);
-	}
 
 	if (rc.has_vcs)
 		helper = ga_xstrdup(rc.vcs);

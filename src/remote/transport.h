@@ -13,13 +13,16 @@
  *     git-upload-archive" with neither);
  *   - a bundle file: "operation not supported by protocol";
  *   - git://host[:port]/path: TCP, then the request packet
- *     "<service> <path>\0host=<host>\0[\0version=N\0]";
+ *     "<service> <path>\0host=<host>\0[\0version=1\0]";
  *   - ssh://[user@]host[:port]/path and [user@]host:path: ssh (or
  *     GIT_SSH_COMMAND, core.sshCommand, GIT_SSH) with the remote command
  *     "<exec> '<path>'";
  *   - anything else is a local path (file:// included): "<exec> '<path>'"
  *     through the shell, without the caller's repository environment.
  * Transports are vetted by GIT_ALLOW_PROTOCOL / protocol.*.allow.
+ * As in git 2.41 and later, only protocol.version=1 is announced to
+ * upload-archive (git:// extra parameter, GIT_PROTOCOL, ssh SendEnv);
+ * version 2, the default, is spoken only through http's helper.
  */
 #ifndef GARCHIVE_TRANSPORT_H
 #define GARCHIVE_TRANSPORT_H
