@@ -305,18 +305,6 @@ static int run_checks(struct walk *w)
 	ga_buf_puts(&rel, "");
 	st.match_attrs = walk_validate_attrs;
 	error = check_tree(&st, &w->treeish->tree_id, &rel);
-	/*
-	 * An :(attr:) item that matches nothing by the work tree's
-	 * attributes is refused by git 2.39.5 even when the archived
-	 * tree's attributes select entries (always, in a bare
-	 * repository).  git 2.47 validates after loading the tree, with
-	 * the attributes the walk uses, and accepts it: follow newer git
-	 * there, so look again before giving up.
-	 */
-	if (!error && st.unmatched) {
-		st.match_attrs = walk_pathspec_attrs;
-		error = check_tree(&st, &w->treeish->tree_id, &rel);
-	}
 	for (i = 0; !error && i < nr; i++)
 		if (!st.matched[i])
 			error = ga_error_set("pathspec '%s' did not match any "
