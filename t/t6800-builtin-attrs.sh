@@ -131,6 +131,34 @@ test_expect_success '--worktree-attributes: the mode in the work tree' '
 	test_cmp expect err
 '
 
+# git archive has no --recurse-submodules: inside a submodule the mode
+# is the submodule's entry's, whose tree the superproject's lacks.
+test_expect_success '--recurse-submodules: modes inside a submodule' '
+	git init -q inner &&
+	(
+		cd inner &&
+		printf "#!/bin/sh\n" >run &&
+		chmod +x run &&
+		ln -s run link &&
+		git add . &&
+		test_commit inner
+	) &&
+	git init -q outer &&
+	cd outer &&
+	git -c protocol.file.allow=always submodule -q add ../inner inner &&
+	test_commit outer &&
+	garchive --recurse-submodules HEAD \
+		":(attr:builtin_objectmode=120000)" >out.tar &&
+	archive_list out.tar >list &&
+	printf "%s\n" inner/ inner/link >expect &&
+	test_cmp expect list &&
+	garchive --recurse-submodules HEAD \
+		":(attr:builtin_objectmode=100755)" >out.tar &&
+	archive_list out.tar >list &&
+	printf "%s\n" inner/ inner/run >expect &&
+	test_cmp expect list
+'
+
 test_expect_success GIT_2_44 'the same as git 2.44 and later' '
 	cd repo &&
 	test_same_as_git HEAD &&

@@ -246,6 +246,11 @@ static int tree_mode(const char **out, struct walk *w, const char *path)
 	struct rawtree_entry te;
 	int error;
 
+	if (w->have_match_mode) {
+		if (w->match_mode != ARCHIVE_MODE_DIR)
+			*out = mode_string(w->match_mode);
+		return 0;
+	}
 	/* A submodule's walk sees paths below the superproject's. */
 	if (baselen && !strncmp(path, base, baselen))
 		path += baselen;

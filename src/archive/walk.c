@@ -211,9 +211,14 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 	int error = 0;
 
 	ga_buf_put(rel, te->name, te->name_len);
-	if (w->ps && st->unmatched &&
-	    (error = match_items(st, rel->ptr, pathspec_kind(te->mode))) < 0)
-		goto done;
+	if (w->ps && st->unmatched) {
+		w->match_mode = te->mode;
+		w->have_match_mode = 1;
+		error = match_items(st, rel->ptr, pathspec_kind(te->mode));
+		w->have_match_mode = 0;
+		if (error < 0)
+			goto done;
+	}
 	if (is_dir) {
 		ga_buf_putc(rel, '/');
 		error = check_tree(st, &te->id, rel);
@@ -1135,9 +1140,12 @@ static int next_tree_entry(struct walk *w, struct archive_entry **out)
 			}
 		}
 		if (w->ps) {
+			w->match_mode = te.mode;
+			w->have_match_mode = 1;
 			error = pathspec_match(w->ps, ps_path(w, w->rel.ptr),
 					       pathspec_kind(te.mode),
 					       walk_pathspec_attrs, w);
+			w->have_match_mode = 0;
 			if (error < 0)
 				return error;
 			if (!error)
