@@ -178,12 +178,30 @@ test_expect_success ':(attr:) where git 2.39.5 handles it' '
 	same_at_head ":(attr:nosuch)"
 '
 
+# git 2.39.5 accepts such an item and archives nothing for it; git 2.47
+# validates with the archived tree's attributes and refuses it, and
+# garchive follows (git 2.55.0 gave this message).
+test_expect_success GIT_2_39 ':(attr:) only in the work tree: git 2.39.5 accepts' '
+	cd repo &&
+	test_when_finished "git checkout -q -- .gitattributes" &&
+	echo "a.txt onlywt" >>.gitattributes &&
+	git archive HEAD ":(attr:onlywt)" a.txt >out &&
+	archive_list out >list &&
+	echo a.txt >expect &&
+	test_cmp expect list
+'
+
 test_expect_success ':(attr:) with the attribute only in the work tree' '
 	cd repo &&
 	test_when_finished "git checkout -q -- .gitattributes" &&
 	echo "a.txt onlywt" >>.gitattributes &&
-	same_in_forms -- ":(attr:onlywt)" a.txt &&
-	same_at_head ":(attr:onlywt)"
+	same_form_ --worktree-attributes HEAD ":(attr:onlywt)" a.txt &&
+	same_form_ --worktree-attributes HEAD ":(attr:onlywt)" &&
+	test_expect_code 128 garchive HEAD ":(attr:onlywt)" a.txt >out 2>err &&
+	echo "fatal: pathspec '"'"':(attr:onlywt)'"'"' did not match any files" \
+		>expect &&
+	test_cmp expect err &&
+	test_must_be_empty out
 '
 
 # Where 2.39.5 refuses, garchive follows git 2.47, which checks the

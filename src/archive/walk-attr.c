@@ -11,8 +11,11 @@
 #include "attr.h"
 #include "odb.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libgit2.h"
 
@@ -150,7 +153,6 @@ int walk_attr_setup(struct walk *w)
 {
 	int wt = w->opts->worktree_attributes;
 	attr_read_fn reader = wt ? read_worktree_attrs : read_tree_attrs;
-	int bare = !git_repository_workdir(w->repo);
 	int error, kind;
 
 	if ((error = resolve_attr_source(w)) < 0)
@@ -160,17 +162,17 @@ int walk_attr_setup(struct walk *w)
 		reader = read_source_attrs;
 		wt = 0;
 	}
-	for (kind = 0; kind < CHECK_VALIDATE; kind++)
+	/*
+	 * git 2.39 validated pathspecs before it pointed attribute lookups
+	 * at the archived tree, so that :(attr:) items saw the work tree's
+	 * files; git 2.47 loads the tree first and validates with the
+	 * attributes the walk uses.  CHECK_VALIDATE keeps its own stack
+	 * because git parses the files again for it.
+	 */
+	for (kind = 0; kind < CHECK_NR; kind++)
 		if ((error = new_stack(w, kind, reader, wt)) < 0)
 			return error;
-	if (reader == read_source_attrs)
-		return new_stack(w, CHECK_VALIDATE, reader, 0);
-	/*
-	 * git 2.39 validates pathspecs before it points attribute lookups
-	 * at the archived tree: :(attr:) items see the work tree's files.
-	 */
-	return new_stack(w, CHECK_VALIDATE, bare ? NULL : read_worktree_attrs,
-			 1);
+	return 0;
 }
 
 int walk_attr_lookup(struct attr_value *out, struct walk *w,
@@ -184,19 +186,141 @@ int walk_attr_lookup(struct attr_value *out, struct walk *w,
 
 
 
+/*
+ * git's canon_mode(), as the value of builtin_objectmode: the mode the
+ * index would give the entry.  The strings outlive every lookup.
+ */
+static const char *mode_string(uint32_t mode)
+{
+	switch (mode & 0170000) {
+	case ARCHIVE_MODE_DIR:
+		return "040000";
+	case ARCHIVE_MODE_SYMLINK:
+		return "120000";
+	case ARCHIVE_MODE_GITLINK:
+		return "160000";
+	default:
+		return mode & 0100 ? "100755" : "100644";
+	}
+}
+
+/*
+ * builtin_objectmode from the work tree, as git 2.44 computes it for
+ * --worktree-attributes (attributes read "for check-in"): lstat() the
+ * path below the top of the work tree, whatever tree is archived, and
+ * die when it is not there.  A directory holding a repository counts as
+ * a submodule (git asks whether its HEAD resolves).
+ */
+static int worktree_mode(const char **out, struct walk *w, const char *path)
+{
+	const char *top = git_repository_workdir(w->repo);
+	char *full = ga_xstrfmt("%s%s", top ? top : "", path);
+	struct stat st;
+	int error = 0;
+
+	if (lstat(full, &st) < 0) {
+		error = ga_error_set("unable to stat '%s': %s", path,
+				     strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		char *dotgit = ga_xstrfmt("%s/.git", full);
+
+		*out = access(dotgit, F_OK) ? "040000" : "160000";
+		free(dotgit);
+	} else {
+		*out = mode_string(S_ISLNK(st.st_mode) ? ARCHIVE_MODE_SYMLINK
+				   : (uint32_t)(0100000 | (st.st_mode & 0777)));
+	}
+	free(full);
+	return error;
+}
+
+/*
+ * builtin_objectmode from the archived tree, which git has loaded into
+ * its index: an entry's mode, unspecified for a tree (the index holds
+ * none) and for a path that is not there.
+ */
+static int tree_mode(const char **out, struct walk *w, const char *path)
+{
+	const char *base = w->opts->rel_base;
+	size_t baselen = base ? strlen(base) : 0;
+	struct rawtree_entry te;
+	int error;
+
+	if (w->have_match_mode) {
+		if (w->match_mode != ARCHIVE_MODE_DIR)
+			*out = mode_string(w->match_mode);
+		return 0;
+	}
+	/* A submodule's walk sees paths below the superproject's. */
+	if (baselen && !strncmp(path, base, baselen))
+		path += baselen;
+	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
+			       w->hashsz);
+	if (error == GA_ECORRUPT)
+		return error;
+	if (error < 0) {
+		ga_error_clear();
+		return 0;
+	}
+	if (te.mode != ARCHIVE_MODE_DIR)
+		*out = mode_string(te.mode);
+	return 0;
+}
+
+/*
+ * git 2.44 computes builtin_objectmode for any name no file gives a
+ * value (none can: "builtin_" names are refused there), so an
+ * :(attr:builtin_objectmode=100755) pathspec selects executables.
+ */
+static int builtin_attrs(struct attr_value *out, struct walk *w,
+			 const char *path, const char *const *names, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		const char *value = NULL;
+		int error;
+
+		if (strcmp(names[i], "builtin_objectmode") ||
+		    out[i].state != ATTR_UNSPECIFIED)
+			continue;
+		error = w->opts->worktree_attributes ?
+			worktree_mode(&value, w, path) :
+			tree_mode(&value, w, path);
+		if (error < 0)
+			return error;
+		if (value) {
+			out[i].state = ATTR_VALUE;
+			out[i].value = value;
+		}
+	}
+	return 0;
+}
+
+static int pathspec_attrs(struct attr_value *out, struct walk *w,
+			  enum attr_check_kind kind, const char *path,
+			  int is_dir, const char *const *names, size_t nr)
+{
+	int error = walk_attr_lookup(out, w, kind, path, is_dir, names, nr);
+
+	return error < 0 ? error : builtin_attrs(out, w, path, names, nr);
+}
+
 /* Callbacks for :(attr:...) pathspecs, walking and validating. */
 int walk_pathspec_attrs(struct attr_value *out, const char *path,
 			int is_dir, const char *const *names, size_t nr,
 			void *payload)
 {
-	return walk_attr_lookup(out, payload, CHECK_PATHSPEC, path, is_dir, names, nr);
+	return pathspec_attrs(out, payload, CHECK_PATHSPEC, path, is_dir,
+			      names, nr);
 }
 
 int walk_validate_attrs(struct attr_value *out, const char *path,
 			int is_dir, const char *const *names, size_t nr,
 			void *payload)
 {
-	return walk_attr_lookup(out, payload, CHECK_VALIDATE, path, is_dir, names, nr);
+	return pathspec_attrs(out, payload, CHECK_VALIDATE, path, is_dir,
+			      names, nr);
 }
 
 static enum entry_text diff_text(struct walk *w, const struct attr_value *diff)

@@ -132,6 +132,13 @@ struct walk {
 	struct walk *inner;
 	struct archive_entry *inner_entry;	/* its next entry, held */
 	struct ga_buf ps_buf;		/* paths as pathspecs see them */
+	/*
+	 * The mode of the entry pathspecs are matching against, set
+	 * around the match: builtin_objectmode takes it from here, also
+	 * below a submodule, whose trees the archived tree does not hold.
+	 */
+	uint32_t match_mode;
+	int have_match_mode;
 };
 
 /* walk-attr.c */

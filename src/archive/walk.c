@@ -231,9 +231,14 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 	int error = 0;
 
 	ga_buf_put(rel, te->name, te->name_len);
-	if (w->ps && st->unmatched &&
-	    (error = match_items(st, rel->ptr, pathspec_kind(te->mode))) < 0)
-		goto done;
+	if (w->ps && st->unmatched) {
+		w->match_mode = te->mode;
+		w->have_match_mode = 1;
+		error = match_items(st, rel->ptr, pathspec_kind(te->mode));
+		w->have_match_mode = 0;
+		if (error < 0)
+			goto done;
+	}
 	if (is_dir) {
 		ga_buf_putc(rel, '/');
 		error = check_tree(st, &te->id, rel);
@@ -326,18 +331,6 @@ static int run_checks(struct walk *w)
 	ga_buf_puts(&rel, "");
 	st.match_attrs = walk_validate_attrs;
 	error = check_tree(&st, &w->treeish->tree_id, &rel);
-	/*
-	 * An :(attr:) item that matches nothing by the work tree's
-	 * attributes is refused by git 2.39.5 even when the archived
-	 * tree's attributes select entries (always, in a bare
-	 * repository).  git 2.47 validates after loading the tree, with
-	 * the attributes the walk uses, and accepts it: follow newer git
-	 * there, so look again before giving up.
-	 */
-	if (!error && st.unmatched) {
-		st.match_attrs = walk_pathspec_attrs;
-		error = check_tree(&st, &w->treeish->tree_id, &rel);
-	}
 	/*
 	 * git 2.47 and later load the index (which tells of a missing
 	 * blob) before they check pathspecs; git 2.39 did it after, so
@@ -1173,9 +1166,12 @@ static int next_tree_entry(struct walk *w, struct archive_entry **out)
 			}
 		}
 		if (w->ps) {
+			w->match_mode = te.mode;
+			w->have_match_mode = 1;
 			error = pathspec_match(w->ps, ps_path(w, w->rel.ptr),
 					       pathspec_kind(te.mode),
 					       walk_pathspec_attrs, w);
+			w->have_match_mode = 0;
 			if (error < 0)
 				return error;
 			if (!error)

@@ -286,6 +286,16 @@ static size_t attr_index(struct attr_stack *st, const char *name, size_t len)
 	return i;
 }
 
+/*
+ * git 2.44 keeps names starting with "builtin_" for values it computes
+ * (builtin_objectmode): a line that sets one, or a macro named so, is
+ * refused as if the name were invalid.
+ */
+static int attr_name_reserved(const char *name, size_t len)
+{
+	return len >= 8 && !memcmp(name, "builtin_", 8);
+}
+
 /* git prints this one with a bare fprintf(stderr), without "warning: ". */
 static void report_invalid_attr(const char *name, size_t len,
 				const char *src, int lineno)
@@ -315,7 +325,8 @@ static const char *parse_state(struct attr_stack *st, const char *cp,
 			cp++;
 			len--;
 		}
-		if (!attr_name_valid(cp, len)) {
+		if (!attr_name_valid(cp, len) ||
+		    attr_name_reserved(cp, len)) {
 			report_invalid_attr(cp, len, src, lineno);
 			return NULL;
 		}
@@ -422,7 +433,8 @@ static void parse_line(struct attr_stack *st, struct frame *f,
 		name += ATTR_MACRO_PREFIX_LEN;
 		name += strspn(name, blank);
 		namelen = strcspn(name, blank);
-		if (!attr_name_valid(name, namelen)) {
+		if (!attr_name_valid(name, namelen) ||
+		    attr_name_reserved(name, namelen)) {
 			report_invalid_attr(name, namelen, src, lineno);
 			goto done;
 		}
