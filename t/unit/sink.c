@@ -501,7 +501,7 @@ static void pipeline_like_shell(const struct ga_buf *tar, const char *command,
 
 	cmd.command = command;
 	error = through(&cmd, level, tar, "cmd.out");
-	run(reference);
+	run("%s", reference);
 	slurp(&want, "gz.want");
 	slurp(&got, "cmd.out");
 	ok(!error, "%s", what);
