@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='garchive --remote: transports and the client protocol'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 
 # Servers and clients may use different gzip implementations (git's
 # built-in deflater, garchive's `gzip -cn`): for tgz the tests compare
@@ -42,13 +42,32 @@ test_client_same_as_git () {
 # same arguments (git first, then garchive, in one log) and agree.
 test_ssh_same_as_git () {
 	rm -f "$HOME/ssh.log" &&
+	if test "$ref_mode_" = replay
+	then
+		# The record holds git 2.39's output, not how it ran ssh:
+		# this git runs for the first half of the log.
+		frozen git archive --remote="$1" HEAD >/dev/null 2>&1
+	fi
 	test_client_same_as_git --remote="$1" HEAD || return 1
 	test -f "$HOME/ssh.log" || return 0
 	n=$(wc -l <"$HOME/ssh.log") &&
 	test $((n % 2)) = 0 &&
-	head -n $((n / 2)) "$HOME/ssh.log" >ssh.expect &&
-	tail -n $((n / 2)) "$HOME/ssh.log" >ssh.actual &&
+	head -n $((n / 2)) "$HOME/ssh.log" | ssh_log_ >ssh.expect &&
+	tail -n $((n / 2)) "$HOME/ssh.log" | ssh_log_ >ssh.actual &&
 	test_cmp ssh.expect ssh.actual
+}
+
+# ssh_log_: the fake ssh's log on stdin as git 2.39 and any later git
+# agree on it.  git 2.39 (and garchive) pass "-o SendEnv=GIT_PROTOCOL"
+# to an OpenSSH that takes it; git 2.47 does not for upload-archive,
+# which speaks protocol v0.  Where git is 2.39 the log is compared whole.
+ssh_log_ () {
+	if test_have_prereq GIT_2_39
+	then
+		cat
+	else
+		sed "s/\[-o\]\[SendEnv=GIT_PROTOCOL\]//"
+	fi
 }
 
 test_expect_success 'setup' '
@@ -206,9 +225,11 @@ test_expect_success 'ssh: GIT_SSH_COMMAND, scp-like and ssh:// forms' '
 	do
 		rm -f "$HOME/ssh.log" &&
 		git archive --remote="$url" HEAD >git.out &&
-		mv "$HOME/ssh.log" expect.log &&
+		ssh_log_ <"$HOME/ssh.log" >expect.log &&
+		rm "$HOME/ssh.log" &&
 		garchive --remote="$url" HEAD >ga.out &&
-		test_cmp expect.log "$HOME/ssh.log" &&
+		ssh_log_ <"$HOME/ssh.log" >actual.log &&
+		test_cmp expect.log actual.log &&
 		test_cmp git.out ga.out &&
 		cat expect.log >>all.log || return 1
 	done &&
@@ -316,6 +337,8 @@ test_expect_success 'git:// through git daemon' '
 	done &&
 	test -n "$started" &&
 	echo $started >daemon.port &&
+	ref_args_sed="s|127\.0\.0\.1:$started/|127.0.0.1:PORT/|g" &&
+	test_when_finished "unset ref_args_sed" &&
 	cd work &&
 	test_remote_archive "git://127.0.0.1:$started/srv.git" HEAD &&
 	test_remote_archive "git://127.0.0.1:$started/srv.git" --format=zip v1 sub &&
