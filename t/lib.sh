@@ -685,15 +685,16 @@ ref_key_ () {
 
 # ref_git_ ARGS...: `git ARGS` on the frozen clock as the reference, its
 # stdout and stderr on ours, its exit status as ours: live, recorded
-# or replayed (above).
+# or replayed (above).  $ref_git_wrap, when a script sets it, runs git
+# (e.g. "bounded").
 ref_git_ () {
 	case "$ref_mode_" in
 	live)
-		frozen git "$@"
+		frozen $ref_git_wrap git "$@"
 		;;
 	record)
 		ref_key_ "$@"
-		frozen git "$@" >"$ref_dir_/out" 2>"$ref_dir_/err"
+		frozen $ref_git_wrap git "$@" >"$ref_dir_/out" 2>"$ref_dir_/err"
 		ref_code_=$?
 		sed "s|$TRASH_DIRECTORY|@TRASH@|g" "$ref_dir_/err" >"$ref_dir_/err.rec"
 		ref_out_=$(sha1sum <"$ref_dir_/out" | cut -c1-40)
@@ -726,7 +727,7 @@ ref_git_ () {
 		if ! test -f "$ref_dir_/blobs/$ref_out_"; then
 			# Too large to record: this git's bytes serve only
 			# when they are git 2.39's.
-			frozen git "$@" >"$ref_dir_/blobs/$ref_out_" 2>/dev/null
+			frozen $ref_git_wrap git "$@" >"$ref_dir_/blobs/$ref_out_" 2>/dev/null
 			if test "$(sha1sum <"$ref_dir_/blobs/$ref_out_" | cut -c1-40)" != "$ref_out_"; then
 				rm -f "$ref_dir_/blobs/$ref_out_"
 				echo >&2 "git $GIT_VERSION's stdout for run $ref_key_ (git $ref_args_) is not git 2.39's (sha1 $ref_out_, too large to record)"
