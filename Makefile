@@ -163,14 +163,16 @@ test: all unit $(TEST_CLOCK)
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 
 # Records what git 2.39 does in the scripts that compare with it through
-# a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, for
-# the runs with another git.  Needs git 2.39 (Debian 12); run it after
+# a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, and
+# in the unit test cli (t/unit/ref-2.39/cli.gz), for the runs with
+# another git.  Needs git 2.39 (Debian 12); run it after
 # editing such a script, and commit the records with the script.
 RECORD_TESTS = $(shell grep -l '^test_uses_git_2_39_record' $(SHELL_TESTS))
-record-2.39: all $(TEST_CLOCK)
+record-2.39: all unit $(TEST_CLOCK)
 	@git --version | grep -q '^git version 2\.39\.' || \
 		{ echo "record-2.39 needs git 2.39, not $$(git --version)"; exit 1; }
-	GARCHIVE_TEST_RECORD_2_39=1 $(PROVE) $(PROVE_FLAGS) -e '' $(RECORD_TESTS)
+	GARCHIVE_TEST_RECORD_2_39=1 $(PROVE) $(PROVE_FLAGS) -e '' \
+		$(O)t/unit/cli.t $(RECORD_TESTS)
 
 # With `make deps all` (or `make -j deps test`), nothing is compiled
 # before the packages are in.
