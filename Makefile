@@ -115,7 +115,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
 .PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
-	clean install uninstall doc bench bench-scaling
+	record-2.39 clean install uninstall doc bench bench-scaling
 
 all: $(O)garchive $(O)garchive-remote-http
 
@@ -161,6 +161,18 @@ test: all unit $(TEST_CLOCK)
 	@echo "   A failing test prints why on stderr.  One script, verbosely: \
 	prove -v t/t3000-tar.sh"
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
+
+# Records what git 2.39 does in the scripts that compare with it through
+# a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, and
+# in the unit test cli (t/unit/ref-2.39/cli.gz), for the runs with
+# another git.  Needs git 2.39 (Debian 12); run it after
+# editing such a script, and commit the records with the script.
+RECORD_TESTS = $(shell grep -l '^test_uses_git_2_39_record' $(SHELL_TESTS))
+record-2.39: all unit $(TEST_CLOCK)
+	@git --version | grep -q '^git version 2\.39\.' || \
+		{ echo "record-2.39 needs git 2.39, not $$(git --version)"; exit 1; }
+	GARCHIVE_TEST_RECORD_2_39=1 $(PROVE) $(PROVE_FLAGS) -e '' \
+		$(O)t/unit/cli.t $(RECORD_TESTS)
 
 # With `make deps all` (or `make -j deps test`), nothing is compiled
 # before the packages are in.

@@ -341,6 +341,7 @@ test_cleanup_ () {
 
 test_done () {
 	echo "1..$test_count"
+	ref_record_write_
 	if test -n "${GARCHIVE_TEST_TIMES-}"; then
 		times >"$TRASH_DIRECTORY/.times-end"
 		test_times_write_ all "(the whole script)" /dev/null \
@@ -487,7 +488,7 @@ same_code_as_git_ () {
 same_failure_as_git () {
 	test_clock_start
 	# shellcheck disable=SC2086
-	frozen git $ref_git_opts archive "$@" >expect.out 2>expect.err
+	ref_git_ $ref_git_opts archive "$@" >expect.out 2>expect.err
 	expect_code=$?
 	frozen garchive "$@" >actual.out 2>actual.err
 	actual_code=$?
@@ -527,7 +528,7 @@ test_stdin_same_as_git () {
 	file=$2
 	shift 2
 	test_clock_start
-	frozen git "$cmd" "$@" <"$file" >expect.out 2>expect.err
+	ref_git_ "$cmd" "$@" <"$file" >expect.out 2>expect.err
 	expect_code=$?
 	frozen garchive "$cmd" "$@" <"$file" >actual.out 2>actual.err
 	actual_code=$?
@@ -550,7 +551,7 @@ test_remote_same_as_git () {
 	while :
 	do
 		test_clock_start
-		frozen git archive "$@" >expect.out 2>expect.err
+		ref_git_ archive "$@" >expect.out 2>expect.err
 		expect_code=$?
 		frozen "$remote_cmd" "$@" >actual.out 2>actual.err
 		actual_code=$?
@@ -558,6 +559,7 @@ test_remote_same_as_git () {
 		test $expect_code = 141 || test $actual_code = 141 || break
 		try=$((try + 1))
 		test $try -lt 10 || break
+		ref_again_
 	done
 	same_code_as_git_ &&
 	sort expect.err >expect.sorted &&
@@ -622,7 +624,9 @@ commit_of () {
 # comparisons expect its messages and decisions; a later git (Debian 13
 # has 2.47) words and decides some of them otherwise.  GIT_2_39 marks
 # the tests, and test_requires_git_2_39 the scripts, that hold only for
-# the reference; GARCHIVE_TEST_ANY_GIT=1 runs them with any git.
+# the reference; GARCHIVE_TEST_ANY_GIT=1 runs them with any git.  Most
+# scripts instead compare with a record of git 2.39 where git is another
+# (test_uses_git_2_39_record, below).
 GIT_VERSION=$(git --version 2>/dev/null | sed -n 's/^git version //p')
 case "$GIT_VERSION" in
 2.39.*) test_set_prereq GIT_2_39 ;;
@@ -632,6 +636,142 @@ esac
 test_requires_git_2_39 () {
 	test_have_prereq GIT_2_39 ||
 	test_skip_all "compares with git 2.39 (the reference), not git ${GIT_VERSION:-(none)}; GARCHIVE_TEST_ANY_GIT=1 runs it anyway"
+}
+
+# Recorded runs of git 2.39.  A script that calls test_uses_git_2_39_record
+# compares, through ref_git_ (same_failure_as_git, test_same_as_git,
+# test_stdin_same_as_git, test_remote_same_as_git), with the live git
+# where git is 2.39, and elsewhere with what git 2.39 did on the same
+# input, replayed from t/ref-2.39/SCRIPT.tar.gz: exit status, stdout
+# bytes, stderr, and the second its clock was held at (archives of a
+# tree carry it).  The inputs are deterministic (test_tick, seeded
+# random bytes), so the same repository is built with any git.  Each run
+# is the Nth reference run of test T, checked against its arguments, so
+# a script edited without recording again fails where it drifted.
+# GARCHIVE_TEST_RECORD_2_39=1 (with git 2.39) writes the record again:
+# `make record-2.39`.  The trash directory's path is kept as @TRASH@.
+# GARCHIVE_TEST_ANY_GIT=1 compares with the live git, whatever it is.
+# Outputs over 64 KiB are recorded by their SHA-1 only: the replay runs
+# this git on the recorded clock and takes its bytes when they match.
+ref_dir_=
+ref_mode_=live
+test_uses_git_2_39_record () {
+	ref_file_="$TEST_DIRECTORY/ref-2.39/$TEST_NAME.tar.gz"
+	ref_dir_="$TRASH_DIRECTORY/.ref-2.39"
+	case "$GIT_VERSION" in
+	2.39.*)
+		test -z "${GARCHIVE_TEST_RECORD_2_39-}" && return 0
+		ref_mode_=record
+		rm -rf "$ref_dir_" && mkdir -p "$ref_dir_/blobs" &&
+		: >"$ref_dir_/index" || exit 1
+		;;
+	*)
+		test -n "${GARCHIVE_TEST_ANY_GIT-}" && return 0
+		test -f "$ref_file_" ||
+		test_skip_all "compares with git 2.39 (the reference) and has no record of it ($ref_file_), not git ${GIT_VERSION:-(none)}"
+		ref_mode_=replay
+		mkdir -p "$ref_dir_" &&
+		tar -xzf "$ref_file_" -C "$ref_dir_" || exit 1
+		;;
+	esac
+}
+
+# ref_key_ ARGS...: set ref_key_ to "TEST:N" (the Nth reference run of
+# this test) and ref_args_ to ARGS on one line, the trash path as @TRASH@
+# and $ref_args_sed, a sed command a test may set, applied (for a part
+# that changes from run to run, such as a port).
+ref_key_ () {
+	echo "$test_count" >>"$ref_dir_/calls"
+	ref_key_="$test_count:$(grep -c "^$test_count\$" "$ref_dir_/calls")"
+	ref_args_=$(printf '[%s]' "$@" | tr '\t\n' '  ' |
+		sed -e "s|$TRASH_DIRECTORY|@TRASH@|g" ${ref_args_sed:+-e "$ref_args_sed"})
+}
+
+# ref_git_ ARGS...: `git ARGS` on the frozen clock as the reference, its
+# stdout and stderr on ours, its exit status as ours: live, recorded
+# or replayed (above).  $ref_git_wrap, when a script sets it, runs git
+# (e.g. "bounded").
+ref_git_ () {
+	case "$ref_mode_" in
+	live)
+		frozen $ref_git_wrap git "$@"
+		;;
+	record)
+		ref_key_ "$@"
+		frozen $ref_git_wrap git "$@" >"$ref_dir_/out" 2>"$ref_dir_/err"
+		ref_code_=$?
+		sed "s|$TRASH_DIRECTORY|@TRASH@|g" "$ref_dir_/err" >"$ref_dir_/err.rec"
+		ref_out_=$(sha1sum <"$ref_dir_/out" | cut -c1-40)
+		ref_err_=$(sha1sum <"$ref_dir_/err.rec" | cut -c1-40)
+		if test "$(wc -c <"$ref_dir_/out")" -le 65536; then
+			cp "$ref_dir_/out" "$ref_dir_/blobs/$ref_out_"
+		fi &&
+		cp "$ref_dir_/err.rec" "$ref_dir_/blobs/$ref_err_" &&
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ref_key_" "$ref_code_" \
+			"$test_clock" "$ref_out_" "$ref_err_" "$ref_args_" \
+			>>"$ref_dir_/index" &&
+		cat "$ref_dir_/out" &&
+		cat "$ref_dir_/err" >&2
+		return $ref_code_
+		;;
+	replay)
+		ref_key_ "$@"
+		ref_line_=$(awk -F '\t' -v k="$ref_key_" '$1 == k' "$ref_dir_/index")
+		if test -z "$ref_line_"; then
+			echo >&2 "no recorded git 2.39 run $ref_key_ (of git $ref_args_): record again"
+			return 125
+		fi
+		ref_rec_args_=$(printf '%s\n' "$ref_line_" | cut -f6-)
+		if test "$ref_rec_args_" != "$ref_args_"; then
+			echo >&2 "recorded git 2.39 run $ref_key_ was git $ref_rec_args_, not git $ref_args_: record again"
+			return 125
+		fi
+		test_clock=$(printf '%s\n' "$ref_line_" | cut -f3)
+		ref_out_=$(printf '%s\n' "$ref_line_" | cut -f4)
+		if ! test -f "$ref_dir_/blobs/$ref_out_"; then
+			# Too large to record: this git's bytes serve only
+			# when they are git 2.39's.
+			frozen $ref_git_wrap git "$@" >"$ref_dir_/blobs/$ref_out_" 2>/dev/null
+			if test "$(sha1sum <"$ref_dir_/blobs/$ref_out_" | cut -c1-40)" != "$ref_out_"; then
+				rm -f "$ref_dir_/blobs/$ref_out_"
+				echo >&2 "git $GIT_VERSION's stdout for run $ref_key_ (git $ref_args_) is not git 2.39's (sha1 $ref_out_, too large to record)"
+				return 125
+			fi
+		fi
+		cat "$ref_dir_/blobs/$ref_out_" &&
+		sed "s|@TRASH@|$TRASH_DIRECTORY|g" \
+			"$ref_dir_/blobs/$(printf '%s\n' "$ref_line_" | cut -f5)" >&2
+		return "$(printf '%s\n' "$ref_line_" | cut -f2)"
+		;;
+	esac
+}
+
+# ref_again_: the last reference run is to be run again (a SIGPIPE race
+# in test_remote_same_as_git): a recording forgets it, a replay gives it
+# again, so the record never depends on who lost the race.
+ref_again_ () {
+	test "$ref_mode_" = live && return 0
+	sed -i '$d' "$ref_dir_/calls" &&
+	if test "$ref_mode_" = record
+	then
+		sed -i '$d' "$ref_dir_/index"
+	fi
+}
+
+# ref_record_write_: at the end of a recording run, the record of the
+# script, written reproducibly (sorted names, no times, no owners); not
+# after a failure, which may have left runs out.
+ref_record_write_ () {
+	test "$ref_mode_" = record || return 0
+	if test "$test_failures" != 0; then
+		echo >&2 "# $TEST_NAME failed: its record of git 2.39 is left as it was"
+		return 0
+	fi
+	mkdir -p "$TEST_DIRECTORY/ref-2.39" &&
+	rm -f "$ref_dir_/out" "$ref_dir_/err" "$ref_dir_/err.rec" "$ref_dir_/calls" &&
+	tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+		-C "$ref_dir_" -cf - index blobs |
+	gzip -n -9 >"$TEST_DIRECTORY/ref-2.39/$TEST_NAME.tar.gz"
 }
 
 # as_user CMD...: run CMD as another user (nobody) where root would

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='repositories owned by someone else: safe.directory as git 2.39'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 
 # git's own test knob makes every repository look foreign, so most of
 # this runs as any user; the ROOT tests chown a copy to nobody.
@@ -11,15 +11,16 @@ test_lazy_prereq ROOT 'test "$(id -u)" = 0'
 # `garchive [-c ...] ARGS` exit alike and write the same bytes on stdout
 # and on stderr (the hint lines after "fatal:" included).
 same_all () {
+	test_clock_start
 	if test "$1" = -c; then
-		git -c "$2" archive "$3" >expect.out 2>expect.err
+		ref_git_ -c "$2" archive "$3" >expect.out 2>expect.err
 		expect_code=$?
-		garchive -c "$2" "$3" >actual.out 2>actual.err
+		frozen garchive -c "$2" "$3" >actual.out 2>actual.err
 		actual_code=$?
 	else
-		git archive "$@" >expect.out 2>expect.err
+		ref_git_ archive "$@" >expect.out 2>expect.err
 		expect_code=$?
-		garchive "$@" >actual.out 2>actual.err
+		frozen garchive "$@" >actual.out 2>actual.err
 		actual_code=$?
 	fi
 	same_code_as_git_ &&
@@ -160,10 +161,11 @@ test_expect_success 'GIT_DIR is taken at its word, as git 2.39 does' '
 # answer head.req for r; the same exit status.  (Archive data packets
 # depend on timing: callers compare them only for refusals.)
 serve_with_safe () {
-	git -c safe.directory="$1" upload-archive r <head.req \
+	test_clock_start
+	ref_git_ -c safe.directory="$1" upload-archive r <head.req \
 		>expect.out 2>expect.err
 	expect_code=$?
-	garchive -c safe.directory="$1" upload-archive r <head.req \
+	frozen garchive -c safe.directory="$1" upload-archive r <head.req \
 		>actual.out 2>actual.err
 	actual_code=$?
 	same_code_as_git_

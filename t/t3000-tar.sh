@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='tar output is byte-identical to git archive'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 
 # make_long NAME-CHAR LENGTH: a string of LENGTH copies of a character.
 make_long () {
@@ -184,7 +184,7 @@ test_expect_success 'pathspec errors' '
 
 test_expect_success 'a big blob above core.bigFileThreshold is streamed' '
 	cd repo &&
-	dd if=/dev/urandom of=big.bin bs=1024 count=300 2>/dev/null &&
+	python3 -c "import random, sys; sys.stdout.buffer.write(random.Random(17).randbytes(300 * 1024))" >big.bin &&
 	git add big.bin &&
 	test_tick &&
 	git commit -q -m big &&

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='where attributes come from, their precedence and syntax'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # Attributes are seen through what they do to the archive: export-ignore
@@ -273,7 +273,7 @@ test_expect_success 'a bare clone' '
 # whole of stderr.
 same_stderr_as_git () {
 	test_clock_start
-	frozen git archive "$@" >expect.out 2>expect.err
+	ref_git_ archive "$@" >expect.out 2>expect.err
 	expect_code=$?
 	frozen garchive "$@" >actual.out 2>actual.err
 	actual_code=$?

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='export-ignore on files, directories, links and gitlinks'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 test_expect_success 'setup' '

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='export-subst: $Format:...$ as git archive expands it'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # A representative set of placeholders; t/unit/subst.c has the matrix.

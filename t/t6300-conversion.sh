@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='checkout conversion: eol, crlf, ident, working-tree-encoding'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 test_lazy_prereq ICONV 'printf a | iconv -f UTF-8 -t UTF-16LE'

@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='pathspecs: magic, environment switches, validation'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 . "$TEST_DIRECTORY/lib-attr.sh"
 
 # same_at_head PATHSPEC...: tar and zip at HEAD, with and without
@@ -207,13 +207,17 @@ test_expect_success ':(attr:) with the attribute only in the work tree' '
 # Where 2.39.5 refuses, garchive follows git 2.47, which checks the
 # pathspecs after loading the archived tree into its index (296743a7ca):
 # the item matches by the attributes the archive is made with.
+# 2.39's refusal is checked where git is 2.39; a later git accepts.
 test_expect_success ':(attr:) from the tree alone: newer git accepts it' '
 	cd repo &&
 	test_when_finished "git checkout -q -- .gitattributes sub/.gitattributes" &&
 	: >.gitattributes &&
 	: >sub/.gitattributes &&
-	test_expect_code 128 git archive HEAD ":(attr:marked)" >out 2>err &&
-	grep "did not match any files" err &&
+	if test_have_prereq GIT_2_39
+	then
+		test_expect_code 128 git archive HEAD ":(attr:marked)" >out 2>err &&
+		grep "did not match any files" err
+	fi &&
 	garchive HEAD ":(attr:marked)" >ga.tar &&
 	archive_list ga.tar >list &&
 	cat >expect <<-\EOF &&
@@ -237,7 +241,10 @@ test_expect_success ':(attr:) from the tree alone: newer git accepts it' '
 test_expect_success ':(attr:) in a bare repository: newer git accepts it' '
 	git clone -q --bare repo bare.git &&
 	cd bare.git &&
-	test_must_fail git archive HEAD ":(attr:marked)" &&
+	if test_have_prereq GIT_2_39
+	then
+		test_must_fail git archive HEAD ":(attr:marked)"
+	fi &&
 	garchive HEAD ":(attr:marked)" >ga.tar &&
 	(cd ../repo && git archive HEAD ":(attr:marked)") >git.tar &&
 	test_cmp git.tar ga.tar &&

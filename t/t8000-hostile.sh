@@ -7,7 +7,7 @@ least what git refuses, with the same message and exit status, and
 write nothing; what git accepts (duplicates, unsorted entries, unknown
 modes) must come out byte for byte as git writes it.'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 
 # refused_like_git TREE: git refuses the archive; garchive must refuse
 # it with the same diagnostics and status, and write nothing, with or
@@ -19,24 +19,28 @@ test_requires_git_2_39
 # 255 and git 2.39's lines).
 refused_like_git () {
 	c=$(commit_of "$1") &&
-	git archive $c >git.out 2>git.err
-	git_code=$? &&
-	test $git_code != 0 &&
-	if test $git_code = 255
+	test_clock_start &&
+	ref_git_ archive $c >expect.out 2>expect.err
+	expect_code=$? &&
+	test $expect_code != 0 &&
+	if test $expect_code = 255
 	then
-		diagnostics git.err >expect &&
+		diagnostics expect.err >expect &&
 		echo "fatal: failed to unpack tree object $1" >>expect &&
 		test_expect_code 128 garchive $c >actual.out 2>actual.err &&
 		diagnostics actual.err >actual &&
 		test_cmp expect actual
 	else
-		test_same_as_git $c
+		frozen garchive $c >actual.out 2>actual.err
+		actual_code=$? &&
+		same_code_as_git_ &&
+		test_cmp expect.err actual.err
 	fi &&
 	test_must_be_empty actual.out &&
-	test_expect_code $git_code garchive --worktree-attributes $c \
+	test_expect_code $expect_code garchive --worktree-attributes $c \
 		>wa.out 2>wa.err &&
 	test_must_be_empty wa.out &&
-	diagnostics git.err >expect &&
+	diagnostics expect.err >expect &&
 	diagnostics wa.err >actual &&
 	test_cmp expect actual &&
 	rm -f out.tar &&

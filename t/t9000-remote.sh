@@ -1,7 +1,7 @@
 #!/bin/sh
 test_description='garchive --remote: transports and the client protocol'
 . "$(dirname "$0")/lib.sh"
-test_requires_git_2_39
+test_uses_git_2_39_record
 
 # Servers and clients may use different gzip implementations (git's
 # built-in deflater, garchive's `gzip -cn`): for tgz the tests compare
@@ -53,6 +53,12 @@ without_v2_probe () {
 # for the v2 probe (without_v2_probe).
 test_ssh_same_as_git () {
 	rm -f "$HOME/ssh.log" &&
+	if test "$ref_mode_" = replay
+	then
+		# The record holds git 2.39's output, not how it ran ssh:
+		# this git runs for the first half of the log.
+		frozen git archive --remote="$1" HEAD >/dev/null 2>&1
+	fi
 	test_client_same_as_git --remote="$1" HEAD || return 1
 	test -f "$HOME/ssh.log" || return 0
 	n=$(wc -l <"$HOME/ssh.log") &&
@@ -413,6 +419,8 @@ test_expect_success 'git:// through git daemon' '
 	done &&
 	test -n "$started" &&
 	echo $started >daemon.port &&
+	ref_args_sed="s|127\.0\.0\.1:$started/|127.0.0.1:PORT/|g" &&
+	test_when_finished "unset ref_args_sed" &&
 	cd work &&
 	test_remote_archive "git://127.0.0.1:$started/srv.git" HEAD &&
 	test_remote_archive "git://127.0.0.1:$started/srv.git" --format=zip v1 sub &&

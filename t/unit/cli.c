@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <zlib.h>
 
 #define A(...) ((const char *[]){ __VA_ARGS__, NULL })
 #define NOARGS ((const char *[]){ NULL })
@@ -102,6 +103,183 @@ static int starts_with(const char *s, const char *prefix)
 }
 
 /*
+ * git 2.39's runs, recorded (as t/lib.sh's ref_git_ does for the
+ * scripts).  Where git is 2.39 the cases run git; with
+ * GARCHIVE_TEST_RECORD_2_39 set they also write each run to
+ * t/unit/ref-2.39/cli.gz, and with another git they read git's answer
+ * from there: the same runs in the same order, each checked against its
+ * directory and arguments.  The scratch directory is kept as @ROOT@.
+ * GARCHIVE_TEST_ANY_GIT compares with the live git, whatever it is.
+ */
+enum { REF_LIVE, REF_RECORD, REF_REPLAY };
+static int ref_mode = REF_LIVE;
+static gzFile ref_file;
+static unsigned ref_seq;
+
+static void ref_open(void)
+{
+	char path[4096];
+
+	if (getenv("GARCHIVE_TEST_ANY_GIT") ||
+	    (tap_git_is_2_39() && !getenv("GARCHIVE_TEST_RECORD_2_39")))
+		return;
+	/* __FILE__ is t/unit/cli.c, as the Makefile compiles it from the top. */
+	snprintf(path, sizeof(path), "%.*s/ref-2.39/cli.gz",
+		 (int)(strrchr(__FILE__, '/') - __FILE__), __FILE__);
+	ref_mode = tap_git_is_2_39() ? REF_RECORD : REF_REPLAY;
+	if (ref_mode == REF_RECORD) {
+		*strrchr(path, '/') = '\0';
+		(void)mkdir(path, 0777);
+		path[strlen(path)] = '/';
+	}
+	ref_file = gzopen(path, ref_mode == REF_RECORD ? "wb9" : "rb");
+	if (!ref_file) {
+		printf("1..0 # SKIP compares with git 2.39 and cannot open "
+		       "its record %s\n", path);
+		exit(0);
+	}
+}
+
+/* `text` with each `from` replaced by `to`, newly allocated. */
+static char *replace_all(const char *text, size_t len, const char *from,
+			 const char *to, size_t *out_len)
+{
+	struct ga_buf buf = GA_BUF_INIT;
+	size_t flen = strlen(from), i = 0;
+
+	while (i < len) {
+		if (flen && len - i >= flen && !memcmp(text + i, from, flen)) {
+			ga_buf_puts(&buf, to);
+			i += flen;
+		} else {
+			ga_buf_put(&buf, text + i, 1);
+			i++;
+		}
+	}
+	return ga_buf_detach(&buf, out_len);
+}
+
+/* The run's key: its number, directory and arguments, the root as @ROOT@. */
+static char *ref_key(const char *dir, const char *const *argv)
+{
+	struct ga_buf buf = GA_BUF_INIT;
+	char *key;
+	size_t len;
+	int i;
+
+	ga_buf_printf(&buf, "%u [%s]", ref_seq, dir ? dir : "");
+	for (i = 0; argv[i]; i++)
+		ga_buf_printf(&buf, " [%s]", argv[i]);
+	key = replace_all(buf.ptr, buf.len, root, "@ROOT@", &len);
+	ga_buf_release(&buf);
+	for (i = 0; key[i]; i++)
+		if (key[i] == '\n')
+			key[i] = ' ';
+	return key;
+}
+
+static void ref_record(const char *key, const struct git_run *g)
+{
+	size_t err_len;
+	char *err = replace_all(g->err, g->err_len, root, "@ROOT@", &err_len);
+
+	gzprintf(ref_file, "%s\n%d %zu %zu\n", key, g->rc, g->out_len,
+		 err_len);
+	if (g->out_len)
+		gzwrite(ref_file, g->out, (unsigned)g->out_len);
+	if (err_len)
+		gzwrite(ref_file, err, (unsigned)err_len);
+	free(err);
+}
+
+/* Read `len` bytes of the record into a new NUL-terminated buffer. */
+static char *ref_read(size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (!p)
+		abort();
+	if (len && gzread(ref_file, p, (unsigned)len) != (int)len)
+		len = 0;
+	p[len] = '\0';
+	return p;
+}
+
+static int ref_replay(const char *key, struct git_run *g)
+{
+	char line[8192], *err;
+	size_t err_len;
+
+	if (!gzgets(ref_file, line, sizeof(line)) ||
+	    strcmp(strtok(line, "\n") ? line : "", key)) {
+		diag("recorded git 2.39 run is not %s: record again "
+		     "(make record-2.39)", key);
+		return -1;
+	}
+	if (!gzgets(ref_file, line, sizeof(line)) ||
+	    sscanf(line, "%d %zu %zu", &g->rc, &g->out_len, &err_len) != 3)
+		return -1;
+	g->out = ref_read(g->out_len);
+	err = ref_read(err_len);
+	g->err = replace_all(err, err_len, "@ROOT@", root, &g->err_len);
+	free(err);
+	return 0;
+}
+
+/*
+ * A file the last run of git wrote (its -o file): recorded after the run,
+ * written again from the record in a replay.
+ */
+static void ref_side_file(const char *path)
+{
+	struct git_run g;
+	char *key;
+	FILE *f;
+
+	if (ref_mode == REF_LIVE)
+		return;
+	memset(&g, 0, sizeof(g));
+	key = ga_xstrfmt("%u file [%s]", ref_seq, path);
+	if (ref_mode == REF_RECORD) {
+		g.out = read_file(path, &g.out_len);
+		g.err = ref_read(0);
+		ref_record(key, &g);
+	} else if (!ref_replay(key, &g) && (f = fopen(path, "wb"))) {
+		fwrite(g.out, 1, g.out_len, f);
+		fclose(f);
+	}
+	free(key);
+	git_run_release(&g);
+}
+
+/* git's run of `argv` in `dir`: live, recorded or replayed. */
+static void ref_run(struct git_run *g, const char *dir,
+		    const char *const *argv)
+{
+	char *key = NULL;
+
+	ref_seq++;
+	if (ref_mode != REF_LIVE)
+		key = ref_key(dir, argv);
+	if (ref_mode == REF_REPLAY) {
+		if (ref_replay(key, g) < 0) {
+			g->rc = -1;
+			g->out = ref_read(0);
+			g->err = ref_read(0);
+			g->out_len = g->err_len = 0;
+		}
+		free(key);
+		return;
+	}
+	g->rc = spawn_git(dir, argv);
+	g->out = read_file(out_path, &g->out_len);
+	g->err = read_file(err_path, &g->err_len);
+	if (ref_mode == REF_RECORD)
+		ref_record(key, g);
+	free(key);
+}
+
+/*
  * Classify git's result.  A remote request reports the server's
  * diagnostics as "remote: fatal: ..." lines padded with spaces.
  */
@@ -111,9 +289,7 @@ static void run_git(struct git_run *g, const char *dir,
 	char *line, *end;
 
 	memset(g, 0, sizeof(*g));
-	g->rc = spawn_git(dir, argv);
-	g->out = read_file(out_path, &g->out_len);
-	g->err = read_file(err_path, &g->err_len);
+	ref_run(g, dir, argv);
 	g->code = g->rc == 128 ? GA_ERROR : g->rc == 129 ? GA_EUSAGE : GA_OK;
 
 	/*
@@ -573,6 +749,7 @@ static void test_completion(void)
 	memset(&opts, 0, sizeof(opts));
 	run_git(&g, NULL, A("archive", "-o", "comp.txt",
 			    "--git-completion-helper-all"));
+	ref_side_file("comp.txt");
 	text = read_file("comp.txt", NULL);
 	ok(g.rc == 0 && !garchive_parse(&opts, NULL,
 		A("-o", "comp.txt", "--git-completion-helper-all")) &&
@@ -1140,6 +1317,8 @@ static void cleanup(void)
 		if (system(cmd))
 			diag("could not remove %s", root);
 	}
+	if (ref_file)
+		gzclose(ref_file);
 	format_list_release(&formats);
 	git_libgit2_shutdown();
 	ga_error_clear();
@@ -1153,7 +1332,7 @@ static void die_oom(size_t size)
 
 int main(void)
 {
-	tap_require_git_2_39();
+	ref_open();
 	ga_set_oom_handler(die_oom);
 	if (setup() < 0) {
 		ok(0, "set up a scratch repository: %s", ga_error_message());

@@ -397,6 +397,16 @@ static void check_run(const struct run *r)
 	rc = sh("%s", cmd.ptr);
 	sh("rm -rf '%s' && mkdir '%s' && tar xf '%s' -C '%s' 2>/dev/null",
 	   x, x, tar, x);
+	/*
+	 * git 2.40 words a filter that is not found "cannot exec '<cmd>'";
+	 * 2.39, which garchive follows, "cannot run <cmd>" (both say
+	 * "cannot exec" when it cannot be run).
+	 */
+	if (!tap_git_is_2_39())
+		sh("sed -i \"s/^fatal: cannot exec '\\(.*\\)': "
+		   "No such file or directory\\$/"
+		   "fatal: cannot run \\1: No such file or directory/\" "
+		   "'%s'", gerr);
 	read_file(&git_err, gerr);
 	ok(rc == r->expect_rc, "%s: git archive exits %d", r->label,
 	   r->expect_rc);
@@ -1067,7 +1077,6 @@ int main(void)
 	int rc;
 
 	/* As main does: a filter that exits early must give us EPIPE. */
-	tap_require_git_2_39();
 	signal(SIGPIPE, SIG_IGN);
 	seal_environment();
 	git_libgit2_init();
