@@ -261,11 +261,15 @@ static int try_pack(struct pack_stream *s, uint64_t *size, git_object_t *type,
 	    offset < pack_size - RAWSZ)
 		kind = entry_header(fd, offset, pack_size, &len, &data);
 	if (kind < 0) {
+		/* Not git_oid_tostr_s(): its buffer is libgit2's per thread. */
+		char hex[GIT_OID_HEXSZ + 1];
+
 		close(fd);
+		git_oid_tostr(hex, sizeof(hex), id);
 		return ga_error_code(GA_ECORRUPT, "bad object header\nfatal: "
 				     "packed object %s (stored in %s/pack/%.*s"
-				     ".pack) is corrupt", git_oid_tostr_s(id),
-				     shown, (int)base, name);
+				     ".pack) is corrupt", hex, shown,
+				     (int)base, name);
 	}
 	if (kind < PACK_COMMIT || kind > PACK_TAG || len > SIZE_MAX - 1) {
 		close(fd);
