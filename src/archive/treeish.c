@@ -535,6 +535,29 @@ static int reflog_nth_form(size_t *at, int *nth, const char *name, size_t len)
 }
 
 /*
+ * The ref whose reflog "<name[0..at)>@{...}" reads ("@{...}" alone:
+ * HEAD's), as git's dwim_log() finds it: its full name in *real (free
+ * it) and its current value in *oid, where reading the log starts.
+ * Returns 0, GA_ENOTFOUND, or GA_ERROR.
+ */
+static int reflog_ref(char **real, struct ga_oid *oid, struct resolver *rs,
+		      const char *name, size_t at)
+{
+	int found;
+
+	*real = NULL;
+	if (use_refs(rs) < 0)
+		return GA_ERROR;
+	found = at ? refs_dwim_log(real, oid, rs->refs, name, at, 0)
+		   : refs_dwim_ref(real, oid, rs->refs, "HEAD", 4, 0);
+	if (found > 0)
+		return 0;
+	free(*real);
+	*real = NULL;
+	return found < 0 ? found : GA_ENOTFOUND;
+}
+
+/*
  * git's get_oid_basic() for "<ref>@{<n>}" ("@{<n>}": HEAD's): the value
  * `ref` had n updates ago, from its reflog in garchive's ref store, in
  * either ref format.  Returns 0, GA_ENOTFOUND, or GA_ERROR with git's
@@ -547,16 +570,10 @@ static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
 	struct ga_oid oid;
 	const char *shown;
 	char *real = NULL;
-	int found, error;
+	int error;
 
-	if (use_refs(rs) < 0)
-		return GA_ERROR;
-	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
-		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
-	if (found <= 0) {
-		free(real);
-		return found < 0 ? found : GA_ENOTFOUND;
-	}
+	if ((error = reflog_ref(&real, &oid, rs, name, at)) < 0)
+		return error;
 	error = refs_read_ref_at(&oid, &info, rs->refs, real, 0, nth);
 	if (error == 1) {
 		if (!at && !ga_skip_prefix(real, "refs/heads/", &shown))
@@ -821,7 +838,7 @@ static int reflog_at_date(git_oid *out, struct resolver *rs,
 	char *real = NULL, *text;
 	size_t at;
 	uint64_t at_time = 0;
-	int found, error, parsed;
+	int error, parsed;
 
 	if (len < 4 || name[len - 1] != '}')
 		return 1;
@@ -831,14 +848,8 @@ static int reflog_at_date(git_oid *out, struct resolver *rs,
 			break;
 	if (at == (size_t)-1 || branch_mark(name + at, len - at))
 		return 1;
-	if (use_refs(rs) < 0)
-		return GA_ERROR;
-	found = at ? refs_dwim_log(&real, &oid, rs->refs, name, at, 0)
-		   : refs_dwim_ref(&real, &oid, rs->refs, "HEAD", 4, 0);
-	if (found <= 0) {
-		free(real);
-		return found < 0 ? found : GA_ENOTFOUND;
-	}
+	if ((error = reflog_ref(&real, &oid, rs, name, at)) < 0)
+		return error;
 	text = ga_xstrndup(name + at + 2, len - at - 3);
 	parsed = reflog_date(&at_time, text, time(NULL));
 	if (parsed) {
