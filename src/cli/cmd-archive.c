@@ -11,6 +11,7 @@
 #include "garchive/config.h"
 #include "garchive/remote.h"
 #include "garchive/sink.h"
+#include "git-version.h"
 #include "progress.h"
 #include "promisor.h"
 #include "rawtree.h"
@@ -312,6 +313,23 @@ static int attr_tree_valued(const struct config_entry *e, void *payload)
 }
 
 /*
+ * --list with a positional argument: git 2.43.1 and later (d6b6cd1393)
+ * refuse it, git 2.39 lists the formats and ignores it.  garchive does
+ * as the git it follows.
+ */
+static int refuse_list_extra(struct run *r)
+{
+	int newer = git_version_at_least(r->config, 2, 43, 1);
+
+	if (newer < 0)
+		return newer;
+	if (newer)
+		return ga_error_set("extra command line parameter '%s'",
+				    r->opts.list_extra);
+	return 0;
+}
+
+/*
  * Pass 2, git's checks and the archive itself: the part a local run
  * and the writer serving a remote client have in common.
  */
@@ -336,6 +354,9 @@ int run_archive_from_options(struct run *r)
 		return error;
 	if (r->opts.completion)
 		return print_completion(r, r->out.fd);
+	if (r->opts.list && r->opts.list_extra &&
+	    (error = refuse_list_extra(r)) < 0)
+		return error;
 	if (r->opts.list)
 		return print_formats(&r->formats, r->serving, r->out.fd);
 	/* cli refuses these already; never serve a local-only format. */
