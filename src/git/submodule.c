@@ -413,6 +413,7 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	l->treeish.commit = c;
 	git_oid_cpy(&l->treeish.commit_id, commit);
 	git_oid_cpy(&l->treeish.tree_id, &l->tree_id);
+	git_oid_cpy(&l->treeish.root_tree_id, &l->tree_id);
 	l->treeish.hexsz = GIT_OID_HEXSZ;
 	if ((error = config_load(&l->config, repo, s->opts.config_overrides,
 				 s->opts.nr_config_overrides)) < 0)
