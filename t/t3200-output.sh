@@ -6,9 +6,9 @@ renames it over FILE only on success: a failed run leaves an existing
 FILE as it was, and no partial or temporary file behind (git leaves an
 empty or truncated FILE).'
 . "$(dirname "$0")/lib.sh"
-# Where git is not 2.39, the comparisons replay git 2.39's record (t/lib.sh):
-# git 2.47 and 2.55 write to standard output for an empty --output=, where
-# git 2.39 (and garchive) refuse it.
+# Where git is not 2.39, the comparisons replay git 2.39's record (t/lib.sh),
+# and garchive follows 2.39: git 2.47 and later write to standard output
+# for an empty --output=, where git 2.39 refuses it (t0100 checks both).
 test_uses_git_2_39_record
 
 # no_leftovers DIR: no temporary file of ours remains in DIR.

@@ -25,6 +25,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/*
+ * Whether the git garchive follows (git-version.h) is at least
+ * major.minor.patch: 1, 0, or an error.  Asked of the run's settings.
+ */
+static int follows_git_at_least(struct run *r, int major, int minor,
+				int patch)
+{
+	r->followed.cfg = r->config;
+	return git_version_at_least(&r->followed, major, minor, patch);
+}
+
 /* Write `len` bytes to `fd` as the archive would go there. */
 static int write_out(int fd, const char *buf, size_t len)
 {
@@ -258,7 +269,7 @@ int run_resolve_treeish(struct run *r)
 	 * it follows, and asks which only in this case.
 	 */
 	if (*r->cwd_prefix) {
-		int newer = git_version_at_least(r->config, 2, 41, 0);
+		int newer = follows_git_at_least(r, 2, 41, 0);
 
 		if (newer < 0)
 			return newer;
@@ -338,7 +349,7 @@ static int attr_tree_valued(const struct config_entry *e, void *payload)
  */
 static int refuse_list_extra(struct run *r)
 {
-	int newer = git_version_at_least(r->config, 2, 43, 1);
+	int newer = follows_git_at_least(r, 2, 43, 1);
 
 	if (newer < 0)
 		return newer;
@@ -414,6 +425,29 @@ static int run_remote_client(struct run *r)
 	return remote_archive(&o, r->out.fd, 2);
 }
 
+/*
+ * An empty -o/--output=: git 2.47 and later (cf8c4237eb) take it as no
+ * -o at all and write to standard output; git 2.39 fails to open '', or
+ * in a subdirectory the subdirectory itself (the prefix plus nothing,
+ * from the top).  garchive does as the git it follows, and asks which
+ * only here.
+ */
+static int empty_output(struct run *r)
+{
+	int newer = follows_git_at_least(r, 2, 47, 0);
+
+	if (newer < 0)
+		return newer;
+	if (newer) {
+		free(r->opts.output);
+		r->opts.output = NULL;
+	} else if (*r->cwd_prefix) {
+		return ga_error_errno(EISDIR, "could not open '%s' for writing",
+				      r->cwd_prefix);
+	}
+	return 0;
+}
+
 int cmd_archive(struct run *r)
 {
 	mode_t umask_bits = umask(0);
@@ -430,6 +464,9 @@ int cmd_archive(struct run *r)
 	if (r->opts.completion)
 		return print_completion(r, 1);
 
+	if (r->opts.output && !*r->opts.output &&
+	    (error = empty_output(r)) < 0)
+		return error;
 	if (r->opts.output) {
 		/*
 		 * git changes to the top of the work tree and prefixes -o

@@ -15,6 +15,7 @@
 #include "garchive/treeish.h"
 #include "garchive/verify.h"
 #include "garchive/walk.h"
+#include "git-version.h"
 #include "output.h"
 
 #include "libgit2.h"
@@ -28,6 +29,7 @@ struct run {
 	struct format_list formats;
 	char *cwd_prefix;	/* "" or "sub/dir/" */
 	int treeish_keep_prefix; /* git 2.41's subdirectory behaviour */
+	struct git_followed followed;	/* which git's behaviour, once asked */
 	char *output_path;	/* -o file, as opened */
 	struct output out;
 	struct treeish treeish;

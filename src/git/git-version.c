@@ -162,28 +162,26 @@ static int find_followed(struct git_version *out, const struct ga_config *cfg)
 	return 0;
 }
 
-int git_version_followed(struct git_version *out, const struct ga_config *cfg)
+int git_version_followed(struct git_version *out, struct git_followed *f)
 {
-	static struct git_version known;
-	static int have_known;
 	int error;
 
-	if (!have_known) {
-		if ((error = find_followed(&known, cfg)) < 0)
+	if (!f->known) {
+		if ((error = find_followed(&f->version, f->cfg)) < 0)
 			return error;
-		have_known = 1;
+		f->known = 1;
 	}
-	*out = known;
+	*out = f->version;
 	return 0;
 }
 
-int git_version_at_least(const struct ga_config *cfg, int major, int minor,
+int git_version_at_least(struct git_followed *f, int major, int minor,
 			 int patch)
 {
 	struct git_version v;
 	int error;
 
-	if ((error = git_version_followed(&v, cfg)) < 0)
+	if ((error = git_version_followed(&v, f)) < 0)
 		return error;
 	return git_version_cmp(&v, major, minor, patch) >= 0;
 }

@@ -1,7 +1,8 @@
 /*
  * git-version.h: which git garchive follows where git changed what an
  * existing command line does after 2.39 (running from a subdirectory in
- * 2.41, --list with extra parameters in 2.43.1).  garchive is a drop-in
+ * 2.41, --list with extra parameters in 2.43.1, an empty --output= in
+ * 2.47).  garchive is a drop-in
  * for the git its user has, so it behaves as that git: the version named
  * by $GARCHIVE_GIT_VERSION, else by garchive.gitVersion, else the one
  * `git version` prints for the git on PATH, else (no git, or an answer
@@ -38,14 +39,26 @@ int git_version_cmp(const struct git_version *v, int major, int minor,
 		    int patch);
 
 /*
- * The version garchive follows (see above), worked out at the first call
- * and remembered.  Returns 0, or GA_ERROR for a value of
- * GARCHIVE_GIT_VERSION or garchive.gitVersion that is not a version.
+ * What a run knows of the git it follows.  The caller owns it (set `cfg`,
+ * the settings garchive.gitVersion is read from, NULL for none); the
+ * version is worked out at the first question and kept here, so that a
+ * run asks git at most once.
  */
-int git_version_followed(struct git_version *out, const struct ga_config *cfg);
+struct git_followed {
+	const struct ga_config *cfg;
+	int known;
+	struct git_version version;
+};
+
+/*
+ * The version garchive follows (see above).  Returns 0, or GA_ERROR for
+ * a value of GARCHIVE_GIT_VERSION or garchive.gitVersion that is not a
+ * version.
+ */
+int git_version_followed(struct git_version *out, struct git_followed *f);
 
 /* 1 if the git followed is at least major.minor.patch, 0 if not, or an error. */
-int git_version_at_least(const struct ga_config *cfg, int major, int minor,
+int git_version_at_least(struct git_followed *f, int major, int minor,
 			 int patch);
 
 #endif
