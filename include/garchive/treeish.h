@@ -10,11 +10,12 @@
 
 #include <git2/oid.h>
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct treeish {
-	git_oid tree_id;	/* the archived tree */
+	struct ga_oid tree_id;	/* the archived tree */
 	git_commit *commit;	/* NULL when a tree was named (owned) */
-	git_oid commit_id;
+	struct ga_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */
 	char *refname;		/* full ref name found by DWIM, or NULL */
 	size_t hexsz;		/* hex digits of an object id: 40 or 64 */
@@ -54,7 +55,7 @@ void treeish_release(struct treeish *t);
  * name does not resolve (git's error lines, such as an ambiguous
  * abbreviation's, already reported), or another error.
  */
-int treeish_attr_source(git_oid *out, git_repository *repo,
+int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix);
 
 /*

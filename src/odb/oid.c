@@ -40,6 +40,15 @@ const char *ga_hash_name(enum ga_hash_algo algo)
 	}
 }
 
+enum ga_hash_algo ga_hash_by_rawsz(size_t rawsz)
+{
+	if (rawsz == GA_OID_SHA1_RAWSZ)
+		return GA_HASH_SHA1;
+	if (rawsz == GA_OID_SHA256_RAWSZ)
+		return GA_HASH_SHA256;
+	return GA_HASH_UNKNOWN;
+}
+
 enum ga_hash_algo ga_hash_by_name(const char *name)
 {
 	if (!strcasecmp(name, "sha1"))
@@ -90,6 +99,25 @@ int ga_oid_from_hex(struct ga_oid *out, enum ga_hash_algo algo,
 		if (lo < 0)
 			return -1;
 		raw[i] = (unsigned char)(hi << 4 | lo);
+	}
+	ga_oid_from_raw(out, algo, raw);
+	return 0;
+}
+
+int ga_oid_from_hex_prefix(struct ga_oid *out, enum ga_hash_algo algo,
+			   const char *hex, size_t len)
+{
+	unsigned char raw[GA_OID_MAX_RAWSZ] = { 0 };
+	size_t i;
+
+	if (!len || len > ga_hash_hexsz(algo))
+		return -1;
+	for (i = 0; i < len; i++) {
+		int v = ga_hexval((unsigned char)hex[i]);
+
+		if (v < 0)
+			return -1;
+		raw[i / 2] |= (unsigned char)(i % 2 ? v : v << 4);
 	}
 	ga_oid_from_raw(out, algo, raw);
 	return 0;
