@@ -53,6 +53,9 @@ for var in $(env | sed -n 's/^\(GIT_[A-Z_0-9]*\)=.*/\1/p'); do
 	esac
 done
 unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL SOURCE_DATE_EPOCH
+# garchive follows the git on PATH where git changed a command line
+# (t0100); a test that wants another says so.
+unset GARCHIVE_GIT_VERSION
 LC_ALL=C
 LANG=C
 TZ=UTC
@@ -642,7 +645,8 @@ test_requires_git_2_39 () {
 # compares, through ref_git_ (same_failure_as_git, test_same_as_git,
 # test_stdin_same_as_git, test_remote_same_as_git), with the live git
 # where git is 2.39, and elsewhere with what git 2.39 did on the same
-# input, replayed from t/ref-2.39/SCRIPT.tar.gz: exit status, stdout
+# input, replayed from t/ref-2.39/SCRIPT.tar.gz (garchive then follows
+# git 2.39, GARCHIVE_GIT_VERSION=2.39.5): exit status, stdout
 # bytes, stderr, and the second its clock was held at (archives of a
 # tree carry it).  The inputs are deterministic (test_tick, seeded
 # random bytes), so the same repository is built with any git.  Each run
@@ -670,6 +674,10 @@ test_uses_git_2_39_record () {
 		test -f "$ref_file_" ||
 		test_skip_all "compares with git 2.39 (the reference) and has no record of it ($ref_file_), not git ${GIT_VERSION:-(none)}"
 		ref_mode_=replay
+		# garchive follows the git it is compared with: 2.39's
+		# record, not this git, where git changed a command line.
+		GARCHIVE_GIT_VERSION=2.39.5
+		export GARCHIVE_GIT_VERSION
 		mkdir -p "$ref_dir_" &&
 		tar -xzf "$ref_file_" -C "$ref_dir_" || exit 1
 		;;

@@ -84,7 +84,10 @@ test_expect_success 'running from a subdirectory archives that subtree' '
 	test_same_as_git HEAD~1
 '
 
-test_expect_success GIT_2_39 'a commit without the subdirectory fails there' '
+# git 2.39 fails ("current working directory is untracked"), 2.41 and
+# later write an archive without entries; garchive follows the git on
+# PATH.
+test_expect_success 'a commit without the subdirectory: as the git on PATH' '
 	cd repo &&
 	tree=$(git mktree </dev/null) &&
 	c=$(echo empty | git commit-tree $tree) &&

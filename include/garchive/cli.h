@@ -83,6 +83,7 @@ struct archive_options {
 	size_t nr_extras, alloc_extras;
 	int verbose;
 	int list;		/* --list: main prints the format names */
+	char *list_extra;	/* with --list, the first positional argument */
 	int worktree_attributes;
 	char *mtime;		/* --mtime value, NULL if none */
 	int threads;		/* --threads, 0 = one per CPU, -1 not given */

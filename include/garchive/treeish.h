@@ -14,6 +14,17 @@
 
 struct treeish {
 	struct ga_oid tree_id;	/* the archived tree */
+	/*
+	 * With keep_prefix: the whole tree of the tree-ish, of which
+	 * tree_id is the subtree at the cwd prefix; else tree_id.
+	 */
+	struct ga_oid root_tree_id;
+	/*
+	 * With keep_prefix: the tree-ish has no directory at the cwd
+	 * prefix, so nothing of its tree is archived (git 2.41 and later
+	 * write an archive without entries; 2.39 failed).
+	 */
+	int no_subtree;
 	git_commit *commit;	/* NULL when a tree was named (owned) */
 	struct ga_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */
@@ -32,12 +43,19 @@ struct treeish_options {
 	const char *source_date_epoch;
 	int remote;		/* serving a --remote client */
 	int allow_unreachable;	/* uploadArchive.allowUnreachable */
+	/*
+	 * git 2.41 and later keep the cwd prefix for pathspecs and
+	 * attributes rather than archive the subtree as if it were the
+	 * whole tree: a tree-ish without that subdirectory is then no
+	 * error (see treeish.no_subtree).
+	 */
+	int keep_prefix;
 };
 
 /*
  * Resolve `opts->name` in `repo`.  Errors are git's: "not a valid object
  * name: X", "not a tree object: <hex>", "current working directory is
- * untracked", "no such ref: X" (remote), "invalid SOURCE_DATE_EPOCH
+ * untracked" (unless keep_prefix), "no such ref: X" (remote), "invalid SOURCE_DATE_EPOCH
  * value: 'X'".  The archive time is --mtime; else the committer time of
  * a commit; else, for a tree, SOURCE_DATE_EPOCH when set and not empty,
  * or "now".

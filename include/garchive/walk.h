@@ -63,6 +63,17 @@ struct walk_options {
 	const struct ga_config *config;
 	const char *prefix;		/* --prefix value */
 	const char *cwd_prefix;		/* "" or "sub/" when run in a subdirectory */
+	/*
+	 * git 2.41 and later: "sub/" (the cwd prefix), and the tree walked
+	 * is treeish->tree_id at that path of treeish->root_tree_id.
+	 * Pathspecs are relative to it ("../x" climbs out) and see whole
+	 * paths, as do export-ignore and export-subst, read from the whole
+	 * tree's attribute files (conversion and zip's diff attribute look
+	 * up the path in the archive, as git does); the pre-archive checks
+	 * cover the whole tree.  NULL: git 2.39, which archives the
+	 * subtree as if it were the whole tree.
+	 */
+	const char *cwd_base;
 	char *const *pathspecs;
 	size_t nr_pathspecs;
 	const struct extra_file *extras;

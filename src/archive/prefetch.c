@@ -816,8 +816,9 @@ int prefetch_new(struct prefetch **out, struct prefetch_pool *pool,
 	pf->pool = pool;
 	pf->mutex = &pool->mutex;
 	pf->cond = &pool->cond;
-	ga_buf_puts(&pf->rel, "");
-	if (push_frame(pf, opts->tree_id, 0) < 0)
+	/* Pathspecs see whole paths (a submodule's, git 2.41's cwd). */
+	ga_buf_puts(&pf->rel, opts->rel_base ? opts->rel_base : "");
+	if (push_frame(pf, opts->tree_id, pf->rel.len) < 0)
 		pf->scout_done = 1;
 	pf->odbs = ga_xcalloc((size_t)pool->nr_workers, sizeof(*pf->odbs));
 	for (i = 0; i < pool->nr_workers; i++) {

@@ -31,6 +31,7 @@ struct prefetch_options {
 	const struct ga_oid *tree_id;		/* the archived tree */
 	size_t hashsz;			/* bytes of an object id */
 	const struct pathspec *ps;	/* NULL: no pathspec */
+	const char *rel_base;		/* before paths pathspecs see, or NULL */
 	uint64_t big_file_threshold;	/* larger blobs are streamed */
 	/*
 	 * Bytes of blobs read ahead, or the largest blob met less this

@@ -1392,8 +1392,14 @@ static int enter_subdir(struct treeish *t, struct resolver *rs,
 	error = rawtree_lookup(&entry, rs->odb, &t->tree_id, path,
 			       t->hexsz / 2);
 	free(path);
-	if (error == GA_ENOTFOUND || (!error && entry.mode != 0040000))
-		return ga_error_set("current working directory is untracked");
+	if (error == GA_ENOTFOUND || (!error && entry.mode != 0040000)) {
+		if (!rs->opts->keep_prefix)
+			return ga_error_set("current working directory is "
+					    "untracked");
+		ga_error_clear();
+		t->no_subtree = 1;
+		return 0;
+	}
 	if (error < 0)
 		return error;
 	ga_oid_cpy(&t->tree_id, &entry.id);
@@ -1495,6 +1501,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 					     opts->source_date_epoch)) < 0)
 		goto done;
 
+	ga_oid_cpy(&out->root_tree_id, &out->tree_id);
 	if (opts->cwd_prefix && *opts->cwd_prefix &&
 	    (error = enter_subdir(out, &rs, opts->cwd_prefix)) < 0)
 		goto done;

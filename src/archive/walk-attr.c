@@ -54,6 +54,16 @@ static int read_attrs_in(struct ga_buf *out, struct walk *w,
 }
 
 /*
+ * The tree git loads into its index: the archived one, or with git
+ * 2.41's cwd prefix kept, the whole tree it is a subtree of.
+ */
+static const struct ga_oid *attr_tree(const struct walk *w)
+{
+	return w->cwd_base_len ? &w->treeish->root_tree_id
+			       : &w->treeish->tree_id;
+}
+
+/*
  * Read "<dir>/.gitattributes" from the archived tree: what git's
  * in-memory index holds when --worktree-attributes is not given.
  */
@@ -61,7 +71,7 @@ static int read_tree_attrs(struct ga_buf *out, const char *dir, void *payload)
 {
 	struct walk *w = payload;
 
-	return read_attrs_in(out, w, &w->treeish->tree_id, dir);
+	return read_attrs_in(out, w, attr_tree(w), dir);
 }
 
 /*
@@ -254,8 +264,7 @@ static int tree_mode(const char **out, struct walk *w, const char *path)
 	/* A submodule's walk sees paths below the superproject's. */
 	if (baselen && !strncmp(path, base, baselen))
 		path += baselen;
-	error = rawtree_lookup(&te, w->odb, &w->treeish->tree_id, path,
-			       w->hashsz);
+	error = rawtree_lookup(&te, w->odb, attr_tree(w), path, w->hashsz);
 	if (error == GA_ECORRUPT)
 		return error;
 	if (error < 0) {

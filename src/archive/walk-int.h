@@ -128,11 +128,14 @@ struct walk {
 	struct blob_stream stream;
 	struct convert_meta meta;
 	char treeish_hex[GA_OID_MAX_HEXSZ + 1];
+	char root_hex[GA_OID_MAX_HEXSZ + 1];	/* the --prefix entry's */
 
 	/* --recurse-submodules: the submodule being walked, if any. */
 	struct walk *inner;
 	struct archive_entry *inner_entry;	/* its next entry, held */
 	struct ga_buf ps_buf;		/* paths as pathspecs see them */
+	char *ps_base;			/* what comes before rel for them */
+	size_t cwd_base_len;		/* of opts->cwd_base in the top walk */
 	/*
 	 * The mode of the entry pathspecs are matching against, set
 	 * around the match: builtin_objectmode takes it from here, also

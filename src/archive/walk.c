@@ -72,12 +72,24 @@ static int is_dir_mode(uint32_t mode)
  */
 static const char *ps_path(struct walk *w, const char *rel)
 {
-	const char *base = w->opts->rel_base;
-
-	if (!base || !*base)
+	if (!*w->ps_base)
 		return rel;
 	ga_buf_setlen(&w->ps_buf, 0);
-	ga_buf_puts(&w->ps_buf, base);
+	ga_buf_puts(&w->ps_buf, w->ps_base);
+	ga_buf_puts(&w->ps_buf, rel);
+	return w->ps_buf.ptr;
+}
+
+/*
+ * A path as export-ignore and export-subst see it: git 2.41 and later
+ * (walk_options.cwd_base) look the whole path up in the top walk.
+ */
+static const char *archive_attr_path(struct walk *w, const char *rel)
+{
+	if (!w->cwd_base_len)
+		return rel;
+	ga_buf_setlen(&w->ps_buf, 0);
+	ga_buf_puts(&w->ps_buf, w->opts->cwd_base);
 	ga_buf_puts(&w->ps_buf, rel);
 	return w->ps_buf.ptr;
 }
@@ -108,6 +120,11 @@ struct check_state {
 	struct ga_oid missing_id;
 	char *missing_path;
 	int depth;			/* trees above the one being read */
+	/*
+	 * git 2.41 and later (walk_options.cwd_base): per pathspec item,
+	 * whether it selects a file outside the cwd prefix.
+	 */
+	unsigned char *outside;
 	git_odb *odb;			/* whose trees are read */
 	void *level;			/* NULL, or inside a submodule */
 	size_t base_len;		/* where that submodule starts in rel */
@@ -155,6 +172,29 @@ static int match_items(struct check_state *st, const char *path, int is_dir)
 	return 0;
 }
 
+/*
+ * git 2.41 and later refuse an item that selects a file outside the
+ * cwd prefix (archive.c's reject_outside()), `path` being one.
+ */
+static int match_outside(struct check_state *st, const char *path,
+			 int is_dir)
+{
+	struct walk *w = st->w;
+	size_t i;
+	int error;
+
+	for (i = 0; i < pathspec_nr(w->ps); i++) {
+		if (st->outside[i])
+			continue;
+		error = pathspec_item_match(w->ps, i, path, is_dir,
+					    st->match_attrs, w);
+		if (error < 0)
+			return error;
+		st->outside[i] = !!error;
+	}
+	return 0;
+}
+
 /* find(): 1 when the submodule is found, 0 when skipped, or an error. */
 static int find_submodule(struct walk_gitlink *out,
 			  const struct walk_submodules *subs, void *level,
@@ -186,6 +226,10 @@ static int check_submodule(struct check_state *st,
 
 	if (!subs || !st->unmatched ||
 	    !pathspec_may_match_inside(st->w->ps, rel->ptr))
+		return 0;
+	/* Submodules are found below the archived tree only. */
+	if (!st->level && strncmp(rel->ptr, st->w->opts->cwd_base ?
+				  st->w->opts->cwd_base : "", st->base_len))
 		return 0;
 	/* find() takes the path inside the repository it belongs to. */
 	if ((error = find_submodule(&found, subs, st->level,
@@ -231,6 +275,10 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 	int error = 0;
 
 	ga_buf_put(rel, te->name, te->name_len);
+	if (st->outside && !is_dir && !st->level &&
+	    strncmp(rel->ptr, w->opts->cwd_base, w->cwd_base_len) &&
+	    (error = match_outside(st, rel->ptr, pathspec_kind(te->mode))) < 0)
+		goto done;
 	if (w->ps && st->unmatched) {
 		w->match_mode = te->mode;
 		w->have_match_mode = 1;
@@ -330,7 +378,19 @@ static int run_checks(struct walk *w)
 	}
 	ga_buf_puts(&rel, "");
 	st.match_attrs = walk_validate_attrs;
-	error = check_tree(&st, &w->treeish->tree_id, &rel);
+	/*
+	 * git 2.41 and later load the whole tree into the index and match
+	 * pathspecs against whole paths; find() takes submodules' paths
+	 * below the archived subtree.
+	 */
+	if (w->cwd_base_len) {
+		if (nr)
+			st.outside = ga_xcalloc(nr, 1);
+		st.base_len = w->cwd_base_len;
+		error = check_tree(&st, &w->treeish->root_tree_id, &rel);
+	} else {
+		error = check_tree(&st, &w->treeish->tree_id, &rel);
+	}
 	/*
 	 * git 2.47 and later load the index (which tells of a missing
 	 * blob) before they check pathspecs; git 2.39 did it after, so
@@ -343,10 +403,16 @@ static int run_checks(struct walk *w)
 		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
 			  (unsigned int)st.missing_mode, hex, st.missing_path);
 	}
-	for (i = 0; !error && i < nr; i++)
-		if (!st.matched[i])
+	for (i = 0; !error && i < nr; i++) {
+		if (st.outside && st.outside[i])
+			error = ga_error_set("pathspec '%s' matches files "
+					     "outside the current directory",
+					     pathspec_original(w->ps, i));
+		else if (!st.matched[i])
 			error = ga_error_set("pathspec '%s' did not match any "
 					     "files", pathspec_original(w->ps, i));
+	}
+	free(st.outside);
 	free(st.matched);
 	free(st.missing_path);
 	ga_buf_release(&rel);
@@ -442,6 +508,7 @@ static int start_prefetch(struct walk *w)
 	w->pf_opts.tree_id = &w->treeish->tree_id;
 	w->pf_opts.hashsz = w->hashsz;
 	w->pf_opts.ps = w->ps;
+	w->pf_opts.rel_base = w->ps_base;
 	w->pf_opts.big_file_threshold = w->big_file_threshold;
 	w->pf_opts.budget = budget;
 	/* A submodule's walk borrows its superproject's workers. */
@@ -484,6 +551,38 @@ static int push_frame(struct walk *w, const struct ga_oid *id, size_t rel_len)
 	return 0;
 }
 
+/*
+ * git 2.41 and later walk the whole tree and write what lies below the
+ * cwd prefix: nothing when the tree-ish lacks that directory, or when
+ * it or a directory above it is export-ignored.  1 when the subtree is
+ * walked, 0 when not, or an error.
+ */
+static int subtree_wanted(struct walk *w)
+{
+	const char *base = w->opts->cwd_base;
+	struct attr_value ignore = { 0 };
+	size_t len;
+	int error;
+
+	if (!w->cwd_base_len)
+		return 1;
+	if (w->treeish->no_subtree)
+		return 0;
+	for (len = 1; len <= w->cwd_base_len; len++) {
+		if (base[len - 1] != '/')
+			continue;
+		ga_buf_setlen(&w->ps_buf, 0);
+		ga_buf_put(&w->ps_buf, base, len - 1);
+		if ((error = walk_attr_lookup(&ignore, w, CHECK_ARCHIVE,
+					      w->ps_buf.ptr, 1,
+					      archive_attr_names, 1)) < 0)
+			return error;
+		if (attr_is_set(&ignore))
+			return 0;
+	}
+	return 1;
+}
+
 int walk_new(struct walk **out, git_repository *repo,
 	     const struct walk_options *opts)
 {
@@ -505,21 +604,32 @@ int walk_new(struct walk **out, git_repository *repo,
 		goto fail;
 	if ((error = walk_attr_setup(w)) < 0)
 		goto fail;
+	if (opts->cwd_base && !opts->nested)
+		w->cwd_base_len = strlen(opts->cwd_base);
+	w->ps_base = ga_xstrfmt("%s%s", opts->cwd_base ? opts->cwd_base : "",
+				opts->rel_base ? opts->rel_base : "");
 	if (opts->nr_pathspecs &&
-	    (error = pathspec_parse(&w->ps, opts->pathspecs,
-				    opts->nr_pathspecs, opts->toplevel,
-				    opts->pathspec_env)) < 0)
+	    (error = pathspec_parse_in(&w->ps, opts->pathspecs,
+				       opts->nr_pathspecs, opts->toplevel,
+				       opts->cwd_base ? opts->cwd_base : "",
+				       opts->pathspec_env)) < 0)
 		goto fail;
 	if ((error = run_checks(w)) < 0)
 		goto fail;
+	if ((error = subtree_wanted(w)) < 0)
+		goto fail;
 
-	if ((error = push_frame(w, &w->treeish->tree_id, 0)) < 0)
+	if (error && (error = push_frame(w, &w->treeish->tree_id, 0)) < 0)
 		goto fail;
 	/* The root never gets an entry, unless it is a submodule's. */
-	w->frames[0].emitted = !opts->nested;
-	if ((error = start_prefetch(w)) < 0)
+	if (w->depth)
+		w->frames[0].emitted = !opts->nested;
+	if (w->depth && (error = start_prefetch(w)) < 0)
 		goto fail;
 
+	/* git names the --prefix directory after the tree it walks. */
+	ga_oid_fmt(w->root_hex, w->cwd_base_len ? &w->treeish->root_tree_id
+						: &w->treeish->tree_id);
 	ga_oid_fmt(w->treeish_hex, w->treeish->commit
 				   ? &w->treeish->commit_id
 				   : &w->treeish->tree_id);
@@ -900,7 +1010,8 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	int gitlink = mode == ARCHIVE_MODE_GITLINK;
 	int subst, error = 0;
 
-	if ((error = walk_attr_lookup(attrs, w, CHECK_ARCHIVE, w->rel.ptr,
+	if ((error = walk_attr_lookup(attrs, w, CHECK_ARCHIVE,
+				      archive_attr_path(w, w->rel.ptr),
 				      gitlink, archive_attr_names,
 				      A_ARCHIVE_NR)) < 0)
 		return error;
@@ -956,7 +1067,8 @@ static int dir_wanted(struct walk *w)
 
 	if (w->ps && !pathspec_may_match_inside(w->ps, ps_path(w, w->rel.ptr)))
 		return 0;
-	if ((error = walk_attr_lookup(&ignore, w, CHECK_ARCHIVE, w->rel.ptr,
+	if ((error = walk_attr_lookup(&ignore, w, CHECK_ARCHIVE,
+				      archive_attr_path(w, w->rel.ptr),
 				      1, archive_attr_names, 1)) < 0)
 		return error;
 	return !attr_is_set(&ignore);
@@ -1249,7 +1361,7 @@ int walk_next(struct archive_entry **out, struct walk *w)
 			w->entry.path = w->path.ptr;
 			w->entry.path_len = len;
 			w->entry.mode = ARCHIVE_MODE_DIR;
-			w->entry.oid_hex = w->frames[0].oid_hex;
+			w->entry.oid_hex = w->root_hex;
 			*out = &w->entry;
 			return 0;
 		}
@@ -1288,6 +1400,7 @@ void walk_free(struct walk *w)
 	free(w->frames);
 	ga_buf_release(&w->rel);
 	ga_buf_release(&w->ps_buf);
+	free(w->ps_base);
 	ga_buf_release(&w->path);
 	ga_buf_release(&w->content);
 	prefetch_free(w->pf);

@@ -522,6 +522,8 @@ static void release_pass2_fields(struct archive_options *opts)
 	size_t i;
 
 	clear_extras(opts);
+	free(opts->list_extra);
+	opts->list_extra = NULL;
 	free(opts->prefix);
 	free(opts->mtime);
 	free(opts->treeish);
@@ -657,8 +659,15 @@ int cli_parse_archive(struct archive_options *opts,
 	opts->progress = st.progress;
 	opts->recurse_submodules = st.recurse_submodules;
 	if (st.list) {
-		/* Positional arguments are ignored, as by git 2.39. */
+		/*
+		 * git 2.39 ignores positional arguments here; 2.43.1 and
+		 * later refuse the first one, before --format is looked at.
+		 * Which git is followed is the caller's question: asking it
+		 * costs a run of git, so it is asked only in this case.
+		 */
 		opts->list = 1;
+		if (p.nr_out)
+			opts->list_extra = ga_xstrdup(p.out[0]);
 		goto done;
 	}
 

@@ -11,6 +11,7 @@
 #include "garchive/config.h"
 #include "garchive/remote.h"
 #include "garchive/sink.h"
+#include "git-version.h"
 #include "progress.h"
 #include "promisor.h"
 #include "rawtree.h"
@@ -100,6 +101,8 @@ int run_fill_walk_options(struct run *r, struct walk_options *wo)
 	wo->config = r->config;
 	wo->prefix = r->opts.prefix ? r->opts.prefix : "";
 	wo->cwd_prefix = r->cwd_prefix;
+	if (r->treeish_keep_prefix)
+		wo->cwd_base = r->cwd_prefix;
 	wo->pathspecs = r->opts.pathspecs;
 	wo->nr_pathspecs = r->opts.nr_pathspecs;
 	wo->extras = r->opts.extras;
@@ -150,7 +153,9 @@ void run_start_progress(struct run *r, int setting, const char *title,
 	    !progress_wanted(setting, out_fd))
 		return;
 	/* Submodules are counted as they come, like pathspecs' matches. */
-	if (!r->opts.nr_pathspecs && !r->opts.recurse_submodules &&
+	if (r->treeish.no_subtree)
+		total = r->opts.nr_extras;
+	else if (!r->opts.nr_pathspecs && !r->opts.recurse_submodules &&
 	    git_repository_odb(&odb, r->repo) == 0 &&
 	    rawtree_count(&total, odb, &r->treeish.tree_id,
 			  r->treeish.hexsz / 2) == 0)
@@ -245,6 +250,20 @@ int run_resolve_treeish(struct run *r)
 	to.source_date_epoch = getenv("SOURCE_DATE_EPOCH");
 	to.remote = r->serving;
 	to.allow_unreachable = r->allow_unreachable;
+	/*
+	 * Run from a subdirectory, git 2.41 and later (92b1dd1b9e) keep
+	 * the prefix for pathspecs and attributes; 2.39 archived the
+	 * subtree as if it were the whole tree.  garchive does as the git
+	 * it follows, and asks which only in this case.
+	 */
+	if (*r->cwd_prefix) {
+		int newer = git_version_at_least(r->config, 2, 41, 0);
+
+		if (newer < 0)
+			return newer;
+		to.keep_prefix = newer;
+	}
+	r->treeish_keep_prefix = to.keep_prefix;
 	return treeish_resolve(&r->treeish, r->repo, &to);
 }
 
@@ -283,7 +302,8 @@ static int write_archive(struct run *r)
 	if (r->opts.recurse_submodules)
 		wo.submodules = open_submodules(r);
 	/* A partial clone: the blobs it lacks, in one fetch, as git. */
-	if ((error = promisor_prefetch_tree(r->repo, r->config,
+	if (!r->treeish.no_subtree &&
+	    (error = promisor_prefetch_tree(r->repo, r->config,
 					    &r->treeish.tree_id)) < 0)
 		return error;
 	if ((error = walk_new(&r->walk, r->repo, &wo)) < 0)
@@ -307,6 +327,23 @@ static int attr_tree_valued(const struct config_entry *e, void *payload)
 	(void)payload;
 	if (!strcmp(e->name, "attr.tree") && !e->value)
 		return config_error_nonbool(e);
+	return 0;
+}
+
+/*
+ * --list with a positional argument: git 2.43.1 and later (d6b6cd1393)
+ * refuse it, git 2.39 lists the formats and ignores it.  garchive does
+ * as the git it follows.
+ */
+static int refuse_list_extra(struct run *r)
+{
+	int newer = git_version_at_least(r->config, 2, 43, 1);
+
+	if (newer < 0)
+		return newer;
+	if (newer)
+		return ga_error_set("extra command line parameter '%s'",
+				    r->opts.list_extra);
 	return 0;
 }
 
@@ -335,6 +372,9 @@ int run_archive_from_options(struct run *r)
 		return error;
 	if (r->opts.completion)
 		return print_completion(r, r->out.fd);
+	if (r->opts.list && r->opts.list_extra &&
+	    (error = refuse_list_extra(r)) < 0)
+		return error;
 	if (r->opts.list)
 		return print_formats(&r->formats, r->serving, r->out.fd);
 	/* cli refuses these already; never serve a local-only format. */

@@ -27,6 +27,7 @@ struct run {
 	struct ga_config *config;
 	struct format_list formats;
 	char *cwd_prefix;	/* "" or "sub/dir/" */
+	int treeish_keep_prefix; /* git 2.41's subdirectory behaviour */
 	char *output_path;	/* -o file, as opened */
 	struct output out;
 	struct treeish treeish;

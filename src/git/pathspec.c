@@ -441,14 +441,54 @@ static int strip_worktree(char *path, const char *top)
 	return 1;
 }
 
-/* The path part of an item, relative to the top.  1 when outside. */
-static int prefix_path(char **out, const char *path, const char *top,
-		       int bare)
+/*
+ * How much of the cwd prefix `cwd` (of length `len`, ending in '/') is
+ * still a prefix of `cwd` + `path` once normalised: git's
+ * normalize_path_copy_len() cuts it where ".." climbs into it.  That
+ * part is matched literally, as :(prefix:N) is.
+ */
+static size_t remaining_prefix(const char *cwd, size_t len, const char *path)
 {
-	char *norm = ga_xmalloc(strlen(path) + 1);
+	size_t keep = len, at = len;
+	const char *p = path;
+
+	while (*p) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			/* Back to the '/' before the last component. */
+			while (at > 0 && cwd[at - 1] == '/')
+				at--;
+			while (at > 0 && cwd[at - 1] != '/')
+				at--;
+			if (at < keep)
+				keep = at;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			/* Below the prefix: nothing more can cut it. */
+			break;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return keep;
+}
+
+/*
+ * The path part of an item, relative to the top: `cwd` ("" or "sub/",
+ * git 2.41's prefix) comes before a relative path.  1 when outside.
+ */
+static int prefix_path(char **out, size_t *kept, const char *path,
+		       const char *top, int bare, const char *cwd)
+{
+	size_t cwd_len = *path == '/' ? 0 : strlen(cwd);
+	char *joined = ga_xstrfmt("%.*s%s", (int)cwd_len, cwd, path);
+	char *norm = ga_xmalloc(strlen(joined) + 1);
 	int ret;
 
-	if (ga_normalize_path(norm, path) < 0) {
+	*kept = cwd_len ? remaining_prefix(cwd, cwd_len, path) : 0;
+	ret = ga_normalize_path(norm, joined);
+	free(joined);
+	if (ret < 0) {
 		free(norm);
 		return 1;
 	}
@@ -491,8 +531,9 @@ static int global_magic(unsigned int *out, unsigned int element,
 
 /* git's init_pathspec_item(). */
 static int init_item(struct item *it, const char *elt, const char *top,
-		     const struct pathspec_env *env)
+		     const char *cwd, const struct pathspec_env *env)
 {
+	size_t kept = 0;
 	unsigned int element = 0, global = 0;
 	const char *rest = elt;
 	long prefix = -1;
@@ -524,13 +565,15 @@ static int init_item(struct item *it, const char *elt, const char *top,
 	} else if (it->magic & MAGIC_TOP) {
 		it->match = ga_xstrdup(rest);
 	} else {
-		ret = prefix_path(&it->match, rest, top, env->bare);
+		ret = prefix_path(&it->match, &kept, rest, top, env->bare,
+				  cwd);
 		if (ret < 0)
 			return ret;
 		if (ret)
 			return ga_error_set("%s: '%s' is outside repository "
 					    "at '%s'", elt, rest,
 					    top ? top : "");
+		it->prefix = kept;
 	}
 	it->len = strlen(it->match);
 	if (it->magic & MAGIC_LITERAL) {
@@ -554,6 +597,13 @@ static int init_item(struct item *it, const char *elt, const char *top,
 int pathspec_parse(struct pathspec **out, char *const *args, size_t nr,
 		   const char *toplevel, const struct pathspec_env *env)
 {
+	return pathspec_parse_in(out, args, nr, toplevel, "", env);
+}
+
+int pathspec_parse_in(struct pathspec **out, char *const *args, size_t nr,
+		      const char *toplevel, const char *cwd_prefix,
+		      const struct pathspec_env *env)
+{
 	static const struct pathspec_env no_env;
 	struct pathspec *ps = ga_xcalloc(1, sizeof(*ps));
 	size_t i, excludes = 0;
@@ -574,7 +624,7 @@ int pathspec_parse(struct pathspec **out, char *const *args, size_t nr,
 	for (i = 0; i < nr; i++) {
 		ps->nr++;
 		if ((ret = init_item(&ps->items[i], args[i], toplevel,
-				     env)) < 0)
+				     cwd_prefix, env)) < 0)
 			goto done;
 		if (ps->items[i].magic & MAGIC_EXCLUDE)
 			excludes++;
@@ -586,10 +636,12 @@ int pathspec_parse(struct pathspec **out, char *const *args, size_t nr,
 	 * same (with the global magic) as the one path_exists() adds to an
 	 * exclude item checked alone.
 	 */
-	if (nr && (ret = init_item(&ps->everything, "", toplevel, env)) < 0)
+	if (nr && (ret = init_item(&ps->everything, "", toplevel,
+				cwd_prefix, env)) < 0)
 		goto done;
 	if (nr && excludes == nr) {
-		ret = init_item(&ps->items[nr], "", toplevel, env);
+		ret = init_item(&ps->items[nr], "", toplevel, cwd_prefix,
+			       env);
 		if (ret < 0)
 			goto done;
 		ps->total++;

@@ -63,6 +63,18 @@ struct pathspec;
 int pathspec_parse(struct pathspec **out, char *const *args, size_t nr,
 		   const char *toplevel, const struct pathspec_env *env);
 
+/*
+ * The same as git 2.41 and later parse them when run from a
+ * subdirectory: `cwd_prefix` ("sub/") comes before each relative path
+ * (and is what an exclude-only pathspec implicitly includes), "../x"
+ * climbs out of it, and the part of it that remains is matched
+ * literally, as git's pathspec item prefix.  Paths matched are then
+ * relative to the top of the tree.
+ */
+int pathspec_parse_in(struct pathspec **out, char *const *args, size_t nr,
+		      const char *toplevel, const char *cwd_prefix,
+		      const struct pathspec_env *env);
+
 size_t pathspec_nr(const struct pathspec *ps);
 
 /* The argument as the user typed it, for "pathspec '%s' did not match". */

@@ -417,6 +417,7 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	ga_oid_cpy(&l->treeish.commit_id, commit);
 	ga_oid_cpy(&l->treeish.tree_id, &l->tree_id);
 	l->treeish.hexsz = ga_oid_hexsz(commit);
+	ga_oid_cpy(&l->treeish.root_tree_id, &l->tree_id);
 	if ((error = config_load(&l->config, repo, s->opts.config_overrides,
 				 s->opts.nr_config_overrides)) < 0)
 		goto fail;

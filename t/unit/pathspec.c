@@ -565,6 +565,85 @@ static void api_cases(void)
 	pathspec_free(NULL);
 }
 
+/* One pathspec parsed in cwd "sub/..." as git 2.41 and later parse it. */
+static struct pathspec *parse_in(const char *cwd, const char *arg,
+				 const struct pathspec_env *env)
+{
+	char *args[1];
+	struct pathspec *ps = NULL;
+
+	args[0] = (char *)arg;
+	if (pathspec_parse_in(&ps, args, 1, "/top", cwd, env) < 0) {
+		ok(0, "parse '%s' in '%s': %s", arg, cwd, ga_error_message());
+		return NULL;
+	}
+	return ps;
+}
+
+/* Whether `arg`, parsed in `cwd`, selects the file `path`. */
+static int selects(const char *cwd, const char *arg, const char *path,
+		   const struct pathspec_env *env)
+{
+	struct pathspec *ps = parse_in(cwd, arg, env);
+	int ret = ps ? pathspec_match(ps, path, 0, NULL, NULL) : -1;
+
+	pathspec_free(ps);
+	return ret;
+}
+
+static void cwd_cases(void)
+{
+	static const struct pathspec_env icase = { 0, 0, 1, 0, 0 };
+	char *args[] = { "../../.." };
+	struct pathspec *ps = NULL;
+
+	ga_error_clear();
+	ok(selects("a/bin/", "../bin", "a/bin/sh", NULL) == 1 &&
+	   selects("a/bin/", "../bin", "a/readme", NULL) == 0 &&
+	   selects("a/bin/", "../bin", "a/binx", NULL) == 0,
+	   "../bin in a/bin/ is a/bin");
+	ok(selects("a/bin/", "..", "a/readme", NULL) == 1 &&
+	   selects("a/bin/", "..", "top", NULL) == 0, ".. in a/bin/ is a");
+	ok(selects("a/bin/", "../..", "top", NULL) == 1,
+	   "../.. in a/bin/ is everything");
+	ok(pathspec_parse_in(&ps, args, 1, "/top", "a/bin/", NULL) ==
+	   GA_ERROR && !strcmp(ga_error_message(), "../../..: '../../..' is "
+			       "outside repository at '/top'"),
+	   "../../.. in a/bin/ is outside the repository");
+	pathspec_free(ps);
+	ps = NULL;
+	ok(selects("sub/", "x", "sub/x", NULL) == 1 &&
+	   selects("sub/", "x", "x", NULL) == 0, "x in sub/ is sub/x");
+	ok(selects("sub/", ":(top)x", "x", NULL) == 1 &&
+	   selects("sub/", ":/x", "x", NULL) == 1 &&
+	   selects("sub/", ":(top)x", "sub/x", NULL) == 0,
+	   ":(top) and :/ ignore the cwd");
+	ok(selects("sub/", "/top/y", "y", NULL) == 1 &&
+	   selects("sub/", "/top/y", "sub/y", NULL) == 0,
+	   "an absolute path ignores the cwd");
+	ok(selects("sub/", ":!x", "sub/y", NULL) == 1 &&
+	   selects("sub/", ":!x", "sub/x", NULL) == 0 &&
+	   selects("sub/", ":!x", "top", NULL) == 0,
+	   "an exclude-only pathspec includes the cwd, not everything");
+	ps = parse_in("sub/", ":!x", NULL);
+	ok(ps && pathspec_item_match(ps, 0, "sub/y", 0, NULL, NULL) == 1 &&
+	   pathspec_item_match(ps, 0, "top", 0, NULL, NULL) == 0,
+	   "an exclude item is validated within the cwd");
+	pathspec_free(ps);
+	ok(selects("a*/", "x", "a*/x", NULL) == 1 &&
+	   selects("a*/", "x", "ab/x", NULL) == 0 &&
+	   selects("a*/", "../a*/x", "ab/x", NULL) == 1,
+	   "the part of the cwd that remains is literal");
+	ok(selects("Sub/", "x", "Sub/X", &icase) == 1 &&
+	   selects("Sub/", "x", "sub/x", &icase) == 0,
+	   "GIT_ICASE_PATHSPECS: the cwd part stays case sensitive");
+	args[0] = "../x";
+	ok(pathspec_parse_in(&ps, args, 1, "/top", "", NULL) == GA_ERROR &&
+	   !strcmp(ga_error_message(), "../x: '../x' is outside repository "
+		   "at '/top'"), "no cwd: .. is outside the repository");
+	pathspec_free(ps);
+}
+
 int main(void)
 {
 	struct attr_stack_options opts = { 0 };
@@ -589,6 +668,7 @@ int main(void)
 		run_case(&cases[i]);
 	absolute_cases();
 	api_cases();
+	cwd_cases();
 
 	attr_stack_free(attrs);
 	for (i = 0; i < tree_nr; i++)
