@@ -362,9 +362,9 @@ static int read_known(struct known **out, struct resolver *rs,
 		return say_not_usable("Object %s not a commit", id);
 	}
 	if (how != AS_PARSE_COMMIT) {
-		ga_hash_object(&actual, id->algo, git_object_type2string(type),
-			       git_odb_object_data(obj),
-			       git_odb_object_size(obj));
+		odb_hash_object(&actual, id->algo, type,
+				git_odb_object_data(obj),
+				git_odb_object_size(obj));
 		if (!ga_oid_equal(&actual, id)) {
 			git_odb_object_free(obj);
 			return say_not_usable("hash mismatch %s", id);

@@ -14,7 +14,7 @@
 #include "filter-driver.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
-#include "odb/oid.h"
+#include "odb/odb.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -650,7 +650,7 @@ int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 	if (!oid_hex) {
 		struct ga_oid oid;
 
-		ga_hash_object(&oid, GA_HASH_SHA1, "blob", data, len);
+		odb_hash_object(&oid, GA_HASH_SHA1, GIT_OBJECT_BLOB, data, len);
 		ga_oid_fmt(hex, &oid);
 		oid_hex = hex;
 	}

@@ -63,6 +63,18 @@ enum ga_hash_algo odb_hash_algo(git_odb *odb)
 	return GA_HASH_SHA1;
 }
 
+void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
+		     git_object_t type, const void *data, size_t len)
+{
+	git_oid id;
+
+	if (algo == GA_HASH_SHA1 && git_odb_hash(&id, data, len, type) == 0) {
+		from_git_oid(out, &id);
+		return;
+	}
+	ga_hash_object(out, algo, git_object_type2string(type), data, len);
+}
+
 int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
 {
 	git_oid gid;

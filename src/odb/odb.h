@@ -86,6 +86,14 @@ void odb_oid_from_git(struct ga_oid *out, const git_oid *id);
  */
 enum ga_hash_algo odb_hash_algo(git_odb *odb);
 
+/*
+ * The id of an object of `type` with content `data`, named by `algo`:
+ * a SHA-1 through libgit2's hash (with git's collision detection, as
+ * git hashes), a SHA-256 through libcrypto.
+ */
+void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
+		     git_object_t type, const void *data, size_t len);
+
 /* git_odb_read(), git_odb_read_header(), git_odb_exists() by ga_oid. */
 int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,

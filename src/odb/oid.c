@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 size_t ga_hash_rawsz(enum ga_hash_algo algo)
@@ -154,9 +155,15 @@ int ga_oid_equal(const struct ga_oid *a, const struct ga_oid *b)
  */
 void ga_hash_init(struct ga_hash_ctx *ctx, enum ga_hash_algo algo)
 {
-	const EVP_MD *md = algo == GA_HASH_SHA256 ? EVP_sha256() :
-			   algo == GA_HASH_SHA1 ? EVP_sha1() : NULL;
+	const EVP_MD *md;
 
+	/*
+	 * The first use of libcrypto would read openssl.cnf: nothing in it
+	 * concerns a digest, and a run that hashes should not depend on it.
+	 */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	md = algo == GA_HASH_SHA256 ? EVP_sha256() :
+	     algo == GA_HASH_SHA1 ? EVP_sha1() : NULL;
 	if (!md)
 		GA_BUG("hash of an unknown algorithm");
 	if (!ctx->md_ctx && !(ctx->md_ctx = EVP_MD_CTX_new()))
