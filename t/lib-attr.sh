@@ -11,9 +11,10 @@
 # HEAD has a directory "sub") and at HEAD run from sub/.  same_in_bare
 # does the same in a bare repository (no work tree, no subdirectory).
 
-# A comparison that says which one failed.
+# A comparison that says which one failed; $forms_cmp, when a test sets
+# it, compares instead of test_same_as_git (e.g. digest_same_as_git).
 same_form_ () {
-	test_same_as_git "$@" && return 0
+	${forms_cmp:-test_same_as_git} "$@" && return 0
 	echo >&2 "differs from git: archive $*"
 	return 1
 }

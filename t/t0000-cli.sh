@@ -3,6 +3,7 @@
 test_description='command line: options, messages and exit codes as git'
 
 . "$(dirname "$0")/lib.sh"
+test_uses_git_2_39_record
 
 # test_cli_same ARGS...: like test_same_as_git, and the whole stderr
 # and stdout (usage text included) must be git's too, but for the name
@@ -97,8 +98,8 @@ test_expect_success SYMLINKS 'setup dangling symlink' '
 	ln -s nowhere dangling
 '
 
-test_expect_success GIT_2_39 '-h prints git'\''s usage, and garchive'\''s options, on stdout' '
-	test_expect_code 129 git archive -h >expect &&
+test_expect_success '-h prints git'\''s usage, and garchive'\''s options, on stdout' '
+	test_expect_code 129 ref_git_ archive -h >expect &&
 	test_expect_code 129 garchive -h >actual &&
 	as_git_words actual >actual.git &&
 	test_cmp expect actual.git &&
@@ -110,7 +111,7 @@ test_expect_success GIT_2_39 '-h prints git'\''s usage, and garchive'\''s option
 	done
 '
 
-test_expect_success GIT_2_39 'garchive'\''s own options after the archive options: a hint' '
+test_expect_success 'garchive'\''s own options after the archive options: a hint' '
 	test_cli_same --format=tar -c k=v HEAD &&
 	grep "^error: unknown switch .c.$" actual.err &&
 	grep "^hint: -c <name>=<value> is garchive.s own option: give it first" actual.err &&
@@ -184,7 +185,7 @@ test_expect_success '--list prints the formats' '
 # Each line is the arguments of one test, as shell words.  The whole
 # stderr must match, so these also check where the usage text goes.
 while read -r args; do
-	test_expect_success GIT_2_39 "same as git: ${args:-(no arguments)}" "
+	test_expect_success "same as git: ${args:-(no arguments)}" "
 		test_cli_same $args
 	"
 done <<\EOF
@@ -368,15 +369,15 @@ HEAD --end-of-options -l
 --add-file=u --no-add-file --add-file=nosuch HEAD
 EOF
 
-test_expect_success SYMLINKS,GIT_2_39 'same as git: --add-file=dangling HEAD' '
+test_expect_success SYMLINKS 'same as git: --add-file=dangling HEAD' '
 	test_cli_same --add-file=dangling HEAD
 '
 
 # The same from a subdirectory: the cwd prefix shows in messages and
 # in virtual file names.  garchive follows the git on PATH where git
 # 2.41 changed running from a subdirectory, so these hold with any git;
-# the usage text is 2.39's.
-test_expect_success GIT_2_39 'same as git in sub/: -h' '
+# the usage text is 2.39's (replayed from its record on a later git).
+test_expect_success 'same as git in sub/: -h' '
 	cd sub &&
 	test_cli_same -h
 '

@@ -3,6 +3,10 @@ test_description='git-lfs: archives hold the real content, as with git'
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIRECTORY/lib-attr.sh"
 . "$TEST_DIRECTORY/lib-repo.sh"
+# Where git is not 2.39, the comparisons replay git 2.39's record
+# (t/lib.sh): run from sub/, git 2.41 and later apply the root's
+# .gitattributes (filter=lfs) where git 2.39, and garchive, do not.
+test_uses_git_2_39_record
 
 # Debian's git-lfs (make deps installs it; CI runs this).
 test_lazy_prereq LFS 'git lfs version'
@@ -48,9 +52,12 @@ test_expect_success 'git archive itself smudges LFS files' '
 	cmp a.bin out
 '
 
-test_expect_success GIT_2_39 'through filter.lfs.process, every form' '
+# The archives hold 70 KB of random bytes, more than a record of git
+# 2.39 keeps, and a later git makes other bytes from sub/ (above): they
+# are compared by their SHA-1.
+test_expect_success 'through filter.lfs.process, every form' '
 	cd repo &&
-	same_in_forms &&
+	forms_cmp=digest_same_as_git same_in_forms &&
 	garchive HEAD >ga.tar &&
 	tar xOf ga.tar a.bin >out &&
 	cmp a.bin out &&
@@ -60,11 +67,11 @@ test_expect_success GIT_2_39 'through filter.lfs.process, every form' '
 	cmp sub/c.dat out
 '
 
-test_expect_success GIT_2_39 'through filter.lfs.smudge, every form' '
+test_expect_success 'through filter.lfs.smudge, every form' '
 	cd repo &&
 	test_when_finished "git config filter.lfs.process \"git-lfs filter-process\"" &&
 	git config --unset filter.lfs.process &&
-	same_in_forms &&
+	forms_cmp=digest_same_as_git same_in_forms &&
 	garchive --format=zip HEAD >ga.zip &&
 	git archive --format=zip HEAD >git.zip &&
 	cmp git.zip ga.zip

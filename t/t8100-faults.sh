@@ -8,6 +8,11 @@ never crash, never report success, and never leave an -o file behind.
 Where git can be asked, git runs on the same broken input in the test.'
 . "$(dirname "$0")/lib.sh"
 
+# Where git is not 2.39, the comparisons replay git 2.39's recorded runs
+# (t/lib.sh): later gits word several of these faults otherwise (an
+# empty loose object, a damaged packed commit, the usage text).
+test_uses_git_2_39_record
+
 # Broken repositories must not let either tool discover the repository
 # around the trash directory.
 GIT_CEILING_DIRECTORIES=$(dirname "$TRASH_DIRECTORY")
@@ -26,6 +31,17 @@ no_tmp_left () {
 	! grep "^\.garchive-" dir.list
 }
 
+# ref_archive_ ARGS...: the reference `git archive ARGS` (ref_git_:
+# live, recorded or replayed), stopped after 20 seconds as `bounded`.
+ref_archive_ () {
+	test_clock_start
+	ref_git_wrap=bounded
+	ref_git_ archive "$@"
+	ra_code_=$?
+	ref_git_wrap=
+	return $ra_code_
+}
+
 # fails_like_git CODE ARGS...: git and garchive both exit CODE with the
 # same fatal/error/warning lines; with -o, garchive leaves nothing (git
 # leaves a partial file there: garchive's -o is atomic).  These helpers
@@ -33,8 +49,7 @@ no_tmp_left () {
 fails_like_git () {
 	fl_code=$1 &&
 	shift &&
-	test_expect_code $fl_code bounded git archive "$@" \
-		>git.out 2>git.err &&
+	test_expect_code $fl_code ref_archive_ "$@" >git.out 2>git.err &&
 	test_expect_code $fl_code bounded garchive "$@" >ga.out 2>ga.err &&
 	diagnostics git.err >expect &&
 	diagnostics ga.err >actual &&
@@ -48,8 +63,7 @@ fails_like_git () {
 fails_like_git_once () {
 	fo_code=$1 &&
 	shift &&
-	test_expect_code $fo_code bounded git archive "$@" \
-		>git.out 2>git.err &&
+	test_expect_code $fo_code ref_archive_ "$@" >git.out 2>git.err &&
 	test_expect_code $fo_code bounded garchive "$@" >ga.out 2>ga.err &&
 	diagnostics git.err | awk '!seen[$0]++' >expect &&
 	diagnostics ga.err >actual &&
@@ -64,8 +78,7 @@ fails_like_git_once () {
 fails_naming_object () {
 	fn_code=$1 &&
 	shift &&
-	test_expect_code $fn_code bounded git archive "$@" \
-		>git.out 2>git.err &&
+	test_expect_code $fn_code ref_archive_ "$@" >git.out 2>git.err &&
 	test_expect_code $fn_code bounded garchive "$@" >ga.out 2>ga.err &&
 	grep "^fatal: " git.err >expect &&
 	grep "^fatal: " ga.err >actual &&
@@ -223,7 +236,7 @@ test_expect_success 'a loose blob cut short: git'"'"'s lines, 128, as git' '
 	done
 '
 
-test_expect_success GIT_2_39 'an empty loose blob: as git' '
+test_expect_success 'an empty loose blob: as git' '
 	cp -R repo emptyblob &&
 	damage_loose emptyblob/.git $blob empty &&
 	cd emptyblob &&
@@ -260,7 +273,7 @@ test_expect_success 'a loose blob whose header lies about its size: 128' '
 	done
 '
 
-test_expect_success GIT_2_39 'a loose tree cut short, or empty: as git' '
+test_expect_success 'a loose tree cut short, or empty: as git' '
 	for how in "cut 1" "cut 10" "cut 30" empty garbage "size 2"
 	do
 		rm -rf cuttree &&
@@ -399,7 +412,7 @@ test_expect_success 'a tag that does not match its id: as git' '
 	test_same_as_git light
 '
 
-test_expect_success GIT_2_39 'a commit or tag cut short, empty, or with bytes after it: as git' '
+test_expect_success 'a commit or tag cut short, empty, or with bytes after it: as git' '
 	for how in "cut 2" "cut 30" "cut -4" empty garbage "size 20"
 	do
 		rm -rf cutnamed &&
@@ -502,7 +515,7 @@ test_expect_success 'setup: a pack holding the big blob' '
 	test -s "$pack"
 '
 
-test_expect_success GIT_2_39 'corrupt pack: the archive fails, 128' '
+test_expect_success 'corrupt pack: the archive fails, 128' '
 	cp -R packed badpack &&
 	p=$(ls badpack/.git/objects/pack/*.pack) &&
 	chmod u+w "$p" &&
@@ -523,7 +536,7 @@ open(p, \"wb\").write(d)
 
 # git names the object it could not read and why; so does garchive,
 # also for the commit, tag and trees that the name goes through.
-test_expect_success GIT_2_39 'a commit, tag or tree damaged in a pack: as git' '
+test_expect_success 'a commit, tag or tree damaged in a pack: as git' '
 	git clone -q --no-local named allpacked &&
 	(
 		cd allpacked &&
@@ -577,7 +590,7 @@ open(p, \"wb\").write(d)
 # git checks an index and its pack before it reads from them, and says
 # what is wrong at every look-up that meets them; libgit2 leaves out
 # the same packs without a word, so garchive checks them as git does.
-test_expect_success GIT_2_39 'a damaged pack index: git'"'"'s lines, 128' '
+test_expect_success 'a damaged pack index: git'"'"'s lines, 128' '
 	for how in "flip 8 4" "flip 1000 4" "cut 500" "cut 1100" "flip 0 4"
 	do
 		rm -rf badidx &&
@@ -597,7 +610,7 @@ test_expect_success GIT_2_39 'a damaged pack index: git'"'"'s lines, 128' '
 	done
 '
 
-test_expect_success GIT_2_39 'a pack that does not agree with its index: git'"'"'s lines, 128' '
+test_expect_success 'a pack that does not agree with its index: git'"'"'s lines, 128' '
 	for how in "flip 0 1" "flip 5 1" "flip 10 1" "tail" "cut 5"
 	do
 		rm -rf badhead &&
@@ -936,7 +949,7 @@ test_expect_success 'invalid tree-ish: as git' '
 
 # ---- messages ----
 
-test_expect_success GIT_2_39 'messages show control characters as ? and are cut as git' '
+test_expect_success 'messages show control characters as ? and are cut as git' '
 	cd repo &&
 	test_same_as_git HEAD "$(printf "a\033[31mb\tc\001\177")" &&
 	test_cmp expect.err actual.err &&
@@ -1244,12 +1257,17 @@ deep_tree () {
 	:
 }
 
-test_expect_success NOT_VALGRIND,GIT_2_39 'a tree 3000 levels deep: as git' '
+# The archives of a tree 3000 levels deep are megabytes, more than a
+# record keeps, and git 2.47 refuses the depth (core.maxTreeDepth 2048),
+# so where git is not 2.39 they are compared with the SHA-1 of git 2.39's.
+test_expect_success NOT_VALGRIND 'a tree 3000 levels deep: as git 2.39' '
 	cd repo &&
 	t=$(deep_tree 3000) &&
 	c=$(commit_of $t) &&
-	test_same_as_git $c &&
-	test_same_as_git --format=zip $c
+	digest_same_as_git $c &&
+	test "$actual_code" = 0 &&
+	digest_same_as_git --format=zip $c &&
+	test "$actual_code" = 0
 '
 
 # git 2.39 dies of a stack overflow near 3500 levels; garchive archives
