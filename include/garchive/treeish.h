@@ -10,14 +10,15 @@
 
 #include <git2/oid.h>
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct treeish {
-	git_oid tree_id;	/* the archived tree */
+	struct ga_oid tree_id;	/* the archived tree */
 	/*
 	 * With keep_prefix: the whole tree of the tree-ish, of which
 	 * tree_id is the subtree at the cwd prefix; else tree_id.
 	 */
-	git_oid root_tree_id;
+	struct ga_oid root_tree_id;
 	/*
 	 * With keep_prefix: the tree-ish has no directory at the cwd
 	 * prefix, so nothing of its tree is archived (git 2.41 and later
@@ -25,7 +26,7 @@ struct treeish {
 	 */
 	int no_subtree;
 	git_commit *commit;	/* NULL when a tree was named (owned) */
-	git_oid commit_id;
+	struct ga_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */
 	char *refname;		/* full ref name found by DWIM, or NULL */
 	size_t hexsz;		/* hex digits of an object id: 40 or 64 */
@@ -72,7 +73,7 @@ void treeish_release(struct treeish *t);
  * name does not resolve (git's error lines, such as an ambiguous
  * abbreviation's, already reported), or another error.
  */
-int treeish_attr_source(git_oid *out, git_repository *repo,
+int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix);
 
 /*

@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct archive_args;
 struct archive_entry;
@@ -94,7 +95,7 @@ int verify_is_zip(const struct verify *v);
  */
 struct verify_plan {
 	const char *treeish_name;	/* as named, for the command shown */
-	const git_oid *tree_id;		/* the archived tree */
+	const struct ga_oid *tree_id;		/* the archived tree */
 	const char *commit_hex;		/* NULL for a tree */
 	int64_t default_mtime;		/* what garchive would stamp */
 	git_repository *repo;

@@ -16,6 +16,7 @@
 #include <git2/types.h>
 
 #include "garchive/archive.h"
+#include "odb/oid.h"
 
 struct ga_config;
 struct pathspec_env;
@@ -34,7 +35,7 @@ struct walk_options;
  */
 struct walk_gitlink {
 	git_odb *odb;		/* the submodule's objects (not owned) */
-	git_oid tree_id;	/* its commit's tree */
+	struct ga_oid tree_id;	/* its commit's tree */
 	void *level;		/* for the gitlinks inside it */
 };
 
@@ -47,7 +48,7 @@ struct walk_submodules {
 	 * The same answer every time for the same gitlink.
 	 */
 	int (*find)(struct walk_gitlink *out, void *level, const char *path,
-		    const git_oid *commit, void *payload);
+		    const struct ga_oid *commit, void *payload);
 	/*
 	 * A walk over a submodule find() gave, below the walk `parent`
 	 * was made with.

@@ -60,7 +60,7 @@ enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 struct job {
 	struct job *next;
-	git_oid id;
+	struct ga_oid id;
 	uint32_t mode;
 	enum job_state state;
 	int dropped;		/* the walk skipped it while it ran */
@@ -243,7 +243,7 @@ static int read_job_header(struct prefetch *pf, git_odb *odb,
 	git_object_t type = GIT_OBJECT_INVALID;
 
 	*size = 0;
-	if (git_odb_read_header(size, &type, odb, &job->id) < 0) {
+	if (odb_read_header(size, &type, odb, &job->id) < 0) {
 		git_error_clear();
 		*size = 0;
 		return 0;
@@ -264,11 +264,11 @@ static void read_job(struct job *job, git_odb *odb)
 {
 	int error;
 
-	if ((error = git_odb_read(&job->obj, odb, &job->id)) < 0) {
+	if ((error = odb_read(&job->obj, odb, &job->id)) < 0) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
 		job->obj = NULL;
-		git_oid_tostr(hex, sizeof(hex), &job->id);
+		ga_oid_fmt(hex, &job->id);
 		job->error = prefetch_blob_unreadable(error, hex);
 		job->message = ga_error_detach();
 	}
@@ -360,7 +360,7 @@ static void *worker_main(void *arg)
 
 /* ---- the scout ---- */
 
-static int push_frame(struct prefetch *pf, const git_oid *id, size_t rel_len)
+static int push_frame(struct prefetch *pf, const struct ga_oid *id, size_t rel_len)
 {
 	struct scout_frame *f;
 	git_odb_object *obj = NULL;
@@ -397,7 +397,7 @@ static int unknown_attrs(struct attr_value *out, const char *path,
  * scout cannot read or parse ends the scouting: the walk meets the same
  * problem itself and reports it.
  */
-static int scout_next(git_oid *id, uint32_t *mode, struct prefetch *pf)
+static int scout_next(struct ga_oid *id, uint32_t *mode, struct prefetch *pf)
 {
 	const struct pathspec *ps = pf->opts->ps;
 	struct rawtree_entry te;
@@ -429,7 +429,7 @@ static int scout_next(git_oid *id, uint32_t *mode, struct prefetch *pf)
 					 NULL) == 0)
 			continue;
 		ga_error_clear();
-		git_oid_cpy(id, &te.id);
+		ga_oid_cpy(id, &te.id);
 		*mode = te.mode;
 		return 0;
 	}
@@ -455,13 +455,13 @@ static void scout_upto(struct prefetch *pf, size_t max_ahead)
 
 	while (queued + nr < max_ahead) {
 		struct job *job;
-		git_oid id;
+		struct ga_oid id;
 		uint32_t mode;
 
 		if (scout_next(&id, &mode, pf) < 0)
 			break;
 		job = ga_xcalloc(1, sizeof(*job));
-		git_oid_cpy(&job->id, &id);
+		ga_oid_cpy(&job->id, &id);
 		job->mode = mode;
 		if (last)
 			last->next = job;
@@ -607,7 +607,7 @@ static void drop_head(struct prefetch *pf)
 }
 
 int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
-		  const git_oid *oid)
+		  const struct ga_oid *oid)
 {
 	struct job *job;
 
@@ -623,7 +623,7 @@ int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
 	for (;;) {
 		scout(pf);
 		pthread_mutex_lock(pf->mutex);
-		while (pf->head && !git_oid_equal(&pf->head->id, oid))
+		while (pf->head && !ga_oid_equal(&pf->head->id, oid))
 			drop_head(pf);
 		if (pf->head)
 			break;

@@ -23,11 +23,12 @@
 #include <stdint.h>
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct pathspec;
 
 struct prefetch_options {
-	const git_oid *tree_id;		/* the archived tree */
+	const struct ga_oid *tree_id;		/* the archived tree */
 	size_t hashsz;			/* bytes of an object id */
 	const struct pathspec *ps;	/* NULL: no pathspec */
 	const char *rel_base;		/* before paths pathspecs see, or NULL */
@@ -81,7 +82,7 @@ int prefetch_new(struct prefetch **out, struct prefetch_pool *pool,
  * the error of the worker's read (see prefetch_blob_unreadable).
  */
 int prefetch_take(struct prefetch_blob *out, struct prefetch *pf,
-		  const git_oid *oid);
+		  const struct ga_oid *oid);
 
 /*
  * The walk reads the blob of its entry itself, no worker having read

@@ -45,13 +45,13 @@
 
 /* What git's object layer knows of an object met on the way. */
 struct known {
-	git_oid id;
+	struct ga_oid id;
 	git_object_t type;
 	int parsed;		/* its links below are read */
 	int checked;		/* and its content matched its id */
-	git_oid next;		/* a tag's target, a commit's tree */
+	struct ga_oid next;		/* a tag's target, a commit's tree */
 	git_object_t next_type;
-	git_oid *parents;	/* a commit's */
+	struct ga_oid *parents;	/* a commit's */
 	size_t nr_parents, alloc_parents;
 };
 
@@ -61,6 +61,7 @@ struct resolver {
 	struct refs_store *refs;	/* opened on first use */
 	int reftable;			/* the refs are; -1: not asked yet */
 	const struct treeish_options *opts;
+	enum ga_hash_algo algo;		/* the repository's object ids */
 	struct known *known;
 	size_t nr, alloc;
 };
@@ -79,7 +80,7 @@ static int use_refs(struct resolver *rs)
  * id in *oid and in *found the count of names that resolve; NULL when
  * none does.
  */
-static char *dwim_ref(git_oid *oid, int *found, struct resolver *rs,
+static char *dwim_ref(struct ga_oid *oid, int *found, struct resolver *rs,
 		      const char *name, size_t len)
 {
 	struct ga_oid id;
@@ -94,26 +95,26 @@ static char *dwim_ref(git_oid *oid, int *found, struct resolver *rs,
 		return NULL;
 	}
 	if (oid)
-		memcpy(oid->id, id.id, GIT_OID_RAWSZ);
+		ga_oid_cpy(oid, &id);
 	return full;
 }
 
-static struct known *find_known(struct resolver *rs, const git_oid *id)
+static struct known *find_known(struct resolver *rs, const struct ga_oid *id)
 {
 	size_t i;
 
 	for (i = 0; i < rs->nr; i++)
-		if (git_oid_equal(&rs->known[i].id, id))
+		if (ga_oid_equal(&rs->known[i].id, id))
 			return &rs->known[i];
 	return NULL;
 }
 
-static void say_type_clash(const git_oid *id, git_object_t known,
+static void say_type_clash(const struct ga_oid *id, git_object_t known,
 			   git_object_t wanted)
 {
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 
-	git_oid_tostr(hex, sizeof(hex), id);
+	ga_oid_fmt(hex, id);
 	ga_report(GA_REPORT_ERROR, "object %s is a %s, not a %s", hex,
 		  git_object_type2string(known),
 		  git_object_type2string(wanted));
@@ -124,7 +125,7 @@ static void say_type_clash(const git_oid *id, git_object_t known,
  * one type per object: one it has heard of as another type is refused
  * with its error.  Returns 0 or -1.  The table may move.
  */
-static int learn(struct resolver *rs, const git_oid *id, git_object_t type)
+static int learn(struct resolver *rs, const struct ga_oid *id, git_object_t type)
 {
 	struct known *k = find_known(rs, id);
 
@@ -137,7 +138,7 @@ static int learn(struct resolver *rs, const git_oid *id, git_object_t type)
 	GA_ALLOC_GROW(rs->known, rs->nr + 1, rs->alloc);
 	k = &rs->known[rs->nr++];
 	memset(k, 0, sizeof(*k));
-	git_oid_cpy(&k->id, id);
+	ga_oid_cpy(&k->id, id);
 	k->type = type;
 	return 0;
 }
@@ -153,24 +154,29 @@ static void resolver_release(struct resolver *rs)
 	refs_free(rs->refs);
 }
 
-/* A full hex object id at `p` (either case), as git's get_oid_hex(). */
-static int hex_oid(git_oid *out, const char *p)
+/*
+ * A full hex object id at `p` (either case), as git's get_oid_hex():
+ * the caller has checked that there are that many characters.
+ */
+static int hex_oid(struct ga_oid *out, const struct resolver *rs,
+		   const char *p)
 {
-	size_t i;
-
-	for (i = 0; i < GIT_OID_HEXSZ; i++)
-		if (ga_hexval(p[i]) < 0)
-			return -1;
-	return git_oid_fromstrn(out, p, GIT_OID_HEXSZ) < 0 ? -1 : 0;
+	return ga_oid_from_hex(out, rs->algo, p);
 }
 
-static int parse_error(const char *fmt, const git_oid *a, const git_oid *b)
+/* Hex digits of the repository's object ids. */
+static size_t hexsz(const struct resolver *rs)
 {
-	char ha[GIT_OID_HEXSZ + 1], hb[GIT_OID_HEXSZ + 1];
+	return ga_hash_hexsz(rs->algo);
+}
 
-	git_oid_tostr(ha, sizeof(ha), a);
+static int parse_error(const char *fmt, const struct ga_oid *a, const struct ga_oid *b)
+{
+	char ha[GA_OID_MAX_HEXSZ + 1], hb[GA_OID_MAX_HEXSZ + 1];
+
+	ga_oid_fmt(ha, a);
 	if (b) {
-		git_oid_tostr(hb, sizeof(hb), b);
+		ga_oid_fmt(hb, b);
 		ga_report(GA_REPORT_ERROR, fmt, ha, hb);
 	} else {
 		ga_report(GA_REPORT_ERROR, fmt, ha);
@@ -183,35 +189,36 @@ static int parse_error(const char *fmt, const git_oid *a, const git_oid *b)
  * the parents, each heard of (learn()) as it is found, with git's errors
  * for a malformed commit.  Returns 0 or -1.
  */
-static int parse_commit_links(struct resolver *rs, const git_oid *id,
+static int parse_commit_links(struct resolver *rs, const struct ga_oid *id,
 			      const char *data, size_t size)
 {
 	const char *p = data, *end = data + size;
-	git_oid tree, parent, *parents = NULL;
+	struct ga_oid tree, parent, *parents = NULL;
 	size_t nr = 0, alloc = 0, i;
 	struct commit_grafts grafts = { 0 };
 	struct known *k;
+	size_t hexlen = hexsz(rs);
 
-	if (size <= 5 + GIT_OID_HEXSZ + 1 || memcmp(p, "tree ", 5) ||
-	    p[5 + GIT_OID_HEXSZ] != '\n')
+	if (size <= 5 + hexlen + 1 || memcmp(p, "tree ", 5) ||
+	    p[5 + hexlen] != '\n')
 		return parse_error("bogus commit object %s", id, NULL);
-	if (hex_oid(&tree, p + 5) < 0)
+	if (hex_oid(&tree, rs, p + 5) < 0)
 		return parse_error("bad tree pointer in commit %s", id, NULL);
 	if (learn(rs, &tree, GIT_OBJECT_TREE) < 0)
 		return parse_error("bad tree pointer %s in commit %s", &tree,
 				   id);
-	p += 5 + GIT_OID_HEXSZ + 1;
+	p += 5 + hexlen + 1;
 	commit_grafts_load(&grafts, rs->repo, id);
-	while (end - p > 7 + GIT_OID_HEXSZ && !memcmp(p, "parent ", 7)) {
-		if (end - p <= 7 + GIT_OID_HEXSZ + 1 ||
-		    hex_oid(&parent, p + 7) < 0 ||
-		    p[7 + GIT_OID_HEXSZ] != '\n') {
+	while (end - p > (ptrdiff_t)(7 + hexlen) && !memcmp(p, "parent ", 7)) {
+		if (end - p <= (ptrdiff_t)(7 + hexlen + 1) ||
+		    hex_oid(&parent, rs, p + 7) < 0 ||
+		    p[7 + hexlen] != '\n') {
 			free(parents);
 			commit_grafts_release(&grafts);
 			return parse_error("bad parents in commit %s", id,
 					   NULL);
 		}
-		p += 7 + GIT_OID_HEXSZ + 1;
+		p += 7 + hexlen + 1;
 		/* A graft or the shallow file replaces the parents. */
 		if (grafts.state != GRAFT_NONE)
 			continue;
@@ -222,19 +229,19 @@ static int parse_commit_links(struct resolver *rs, const git_oid *id,
 					   &parent, id);
 		}
 		GA_ALLOC_GROW(parents, nr + 1, alloc);
-		git_oid_cpy(&parents[nr++], &parent);
+		ga_oid_cpy(&parents[nr++], &parent);
 	}
 	/* git skips a graft parent it cannot take as a commit. */
 	for (i = 0; i < grafts.nr; i++) {
 		if (learn(rs, &grafts.parents[i], GIT_OBJECT_COMMIT) < 0)
 			continue;
 		GA_ALLOC_GROW(parents, nr + 1, alloc);
-		git_oid_cpy(&parents[nr++], &grafts.parents[i]);
+		ga_oid_cpy(&parents[nr++], &grafts.parents[i]);
 	}
 	commit_grafts_release(&grafts);
 	k = find_known(rs, id);
 	free(k->parents);
-	git_oid_cpy(&k->next, &tree);
+	ga_oid_cpy(&k->next, &tree);
 	k->next_type = GIT_OBJECT_TREE;
 	k->parents = parents;
 	k->nr_parents = nr;
@@ -248,7 +255,7 @@ static int parse_commit_links(struct resolver *rs, const git_oid *id,
  * looked for, as in git.  Returns 0 or -1 (git says why only for an
  * unknown type or a target it knows as another type).
  */
-static int parse_tag_links(struct resolver *rs, const git_oid *id,
+static int parse_tag_links(struct resolver *rs, const struct ga_oid *id,
 			   const char *data, size_t size)
 {
 	static const git_object_t types[] = {
@@ -258,14 +265,14 @@ static int parse_tag_links(struct resolver *rs, const git_oid *id,
 	const char *p = data, *end = data + size, *nl;
 	git_object_t type = GIT_OBJECT_INVALID;
 	char name[20];
-	git_oid target;
+	struct ga_oid target;
 	struct known *k;
-	size_t i;
+	size_t i, hexlen = hexsz(rs);
 
-	if (size < GIT_OID_HEXSZ + 24 || memcmp(p, "object ", 7) ||
-	    hex_oid(&target, p + 7) < 0 || p[7 + GIT_OID_HEXSZ] != '\n')
+	if (size < hexlen + 24 || memcmp(p, "object ", 7) ||
+	    hex_oid(&target, rs, p + 7) < 0 || p[7 + hexlen] != '\n')
 		return -1;
-	p += 7 + GIT_OID_HEXSZ + 1;
+	p += 7 + hexlen + 1;
 	if (end - p < 5 || memcmp(p, "type ", 5))
 		return -1;
 	p += 5;
@@ -279,9 +286,9 @@ static int parse_tag_links(struct resolver *rs, const git_oid *id,
 		if (!strcmp(name, git_object_type2string(types[i])))
 			type = types[i];
 	if (type == GIT_OBJECT_INVALID) {
-		char hex[GIT_OID_HEXSZ + 1];
+		char hex[GA_OID_MAX_HEXSZ + 1];
 
-		git_oid_tostr(hex, sizeof(hex), id);
+		ga_oid_fmt(hex, id);
 		ga_report(GA_REPORT_ERROR, "unknown tag type '%s' in %s",
 			  name, hex);
 		return -1;
@@ -289,7 +296,7 @@ static int parse_tag_links(struct resolver *rs, const git_oid *id,
 	if (learn(rs, &target, type) < 0)
 		return parse_error("bad tag pointer to %s in %s", &target, id);
 	k = find_known(rs, id);
-	git_oid_cpy(&k->next, &target);
+	ga_oid_cpy(&k->next, &target);
 	k->next_type = type;
 	return end - p > 4 && !memcmp(p, "tag ", 4) ? 0 : -1;
 }
@@ -308,7 +315,7 @@ static int not_usable(void)
 	return GA_ENOTFOUND;
 }
 
-static int say_not_usable(const char *fmt, const git_oid *id)
+static int say_not_usable(const char *fmt, const struct ga_oid *id)
 {
 	parse_error(fmt, id, NULL);
 	return not_usable();
@@ -326,13 +333,13 @@ static int say_not_usable(const char *fmt, const git_oid *id)
  * GA_ECORRUPT when it is damaged (git dies there).
  */
 static int read_known(struct known **out, struct resolver *rs,
-		      const git_oid *id, enum read_how how)
+		      const struct ga_oid *id, enum read_how how)
 {
 	struct known *k = find_known(rs, id);
 	int heard_of = k != NULL;
 	git_odb_object *obj = NULL;
 	git_object_t type;
-	git_oid actual;
+	struct ga_oid actual;
 	int error;
 
 	*out = NULL;
@@ -340,7 +347,7 @@ static int read_known(struct known **out, struct resolver *rs,
 		*out = k;
 		return 0;
 	}
-	if ((error = git_odb_read(&obj, rs->odb, id)) < 0) {
+	if ((error = odb_read(&obj, rs->odb, id)) < 0) {
 		if (error == GA_ECORRUPT)
 			return heard_of || how == AS_PARSE_COMMIT
 				? odb_corrupt_error(error)
@@ -354,12 +361,14 @@ static int read_known(struct known **out, struct resolver *rs,
 		git_odb_object_free(obj);
 		return say_not_usable("Object %s not a commit", id);
 	}
-	if (how != AS_PARSE_COMMIT &&
-	    (git_odb_hash(&actual, git_odb_object_data(obj),
-			  git_odb_object_size(obj), type) < 0 ||
-	     !git_oid_equal(&actual, id))) {
-		git_odb_object_free(obj);
-		return say_not_usable("hash mismatch %s", id);
+	if (how != AS_PARSE_COMMIT) {
+		odb_hash_object(&actual, id->algo, type,
+				git_odb_object_data(obj),
+				git_odb_object_size(obj));
+		if (!ga_oid_equal(&actual, id)) {
+			git_odb_object_free(obj);
+			return say_not_usable("hash mismatch %s", id);
+		}
 	}
 	/*
 	 * git takes an object it heard of as a blob for a blob (its type
@@ -391,7 +400,7 @@ static int read_known(struct known **out, struct resolver *rs,
 static int follow(struct known **out, struct resolver *rs,
 		  const struct known *k)
 {
-	git_oid next = k->next;
+	struct ga_oid next = k->next;
 
 	return read_known(out, rs, &next, AS_PARSE_OBJECT);
 }
@@ -402,7 +411,7 @@ static int follow(struct known **out, struct resolver *rs,
  * Returns 0, GA_ENOTFOUND or GA_ECORRUPT.
  */
 static int commit_reference(struct known **out, struct resolver *rs,
-			    const git_oid *id, int say)
+			    const struct ga_oid *id, int say)
 {
 	struct known *k;
 	int error;
@@ -422,7 +431,7 @@ static int commit_reference(struct known **out, struct resolver *rs,
 	return 0;
 }
 
-static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
+static int get_oid_1(struct ga_oid *out, struct resolver *rs, const char *name,
 		     size_t len);
 
 /*
@@ -433,7 +442,7 @@ static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
 static int get_commit(struct known **out, struct resolver *rs,
 		      const char *name, size_t len)
 {
-	git_oid id;
+	struct ga_oid id;
 	int error;
 
 	if ((error = get_oid_1(&id, rs, name, len)) < 0)
@@ -442,7 +451,7 @@ static int get_commit(struct known **out, struct resolver *rs,
 }
 
 /* git's get_parent(): "<name>^<idx>", where ^0 is the commit itself. */
-static int get_parent(git_oid *out, struct resolver *rs, const char *name,
+static int get_parent(struct ga_oid *out, struct resolver *rs, const char *name,
 		      size_t len, unsigned long idx)
 {
 	struct known *k;
@@ -451,12 +460,12 @@ static int get_parent(git_oid *out, struct resolver *rs, const char *name,
 	if ((error = get_commit(&k, rs, name, len)) < 0)
 		return error;
 	if (!idx) {
-		git_oid_cpy(out, &k->id);
+		ga_oid_cpy(out, &k->id);
 		return 0;
 	}
 	if (idx > k->nr_parents)
 		return GA_ENOTFOUND;
-	git_oid_cpy(out, &k->parents[idx - 1]);
+	ga_oid_cpy(out, &k->parents[idx - 1]);
 	return 0;
 }
 
@@ -464,31 +473,31 @@ static int get_parent(git_oid *out, struct resolver *rs, const char *name,
  * git's get_nth_ancestor(): "<name>~<n>".  The commits on the way are
  * read as git's parse_commit() reads them, unchecked.
  */
-static int get_nth_ancestor(git_oid *out, struct resolver *rs,
+static int get_nth_ancestor(struct ga_oid *out, struct resolver *rs,
 			    const char *name, size_t len, unsigned long n)
 {
 	struct known *k;
-	git_oid id;
+	struct ga_oid id;
 	int error;
 
 	if ((error = get_commit(&k, rs, name, len)) < 0)
 		return error;
 	while (n--) {
-		git_oid_cpy(&id, &k->id);
+		ga_oid_cpy(&id, &k->id);
 		if ((error = read_known(&k, rs, &id, AS_PARSE_COMMIT)) < 0)
 			return error;
 		if (k->type != GIT_OBJECT_COMMIT || !k->nr_parents)
 			return GA_ENOTFOUND;
 		/* The parent is only heard of, not read. */
-		git_oid_cpy(&id, &k->parents[0]);
+		ga_oid_cpy(&id, &k->parents[0]);
 		k = find_known(rs, &id);
 	}
-	git_oid_cpy(out, &k->id);
+	ga_oid_cpy(out, &k->id);
 	return 0;
 }
 
 /* libgit2's revparse for what only it reads: reflogs, :/text and such. */
-static int revparse(git_oid *out, struct resolver *rs, const char *name,
+static int revparse(struct ga_oid *out, struct resolver *rs, const char *name,
 		    size_t len)
 {
 	char *spec = ga_xstrndup(name, len);
@@ -500,7 +509,7 @@ static int revparse(git_oid *out, struct resolver *rs, const char *name,
 		return odb_corrupt_error(error);
 	if (error < 0)
 		return not_usable();
-	git_oid_cpy(out, git_object_id(obj));
+	odb_oid_from_git(out, git_object_id(obj));
 	git_object_free(obj);
 	return 0;
 }
@@ -563,7 +572,7 @@ static int reflog_ref(char **real, struct ga_oid *oid, struct resolver *rs,
  * either ref format.  Returns 0, GA_ENOTFOUND, or GA_ERROR with git's
  * "log for '<ref>' only has <n> entries".
  */
-static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
+static int reflog_nth(struct ga_oid *out, struct resolver *rs, const char *name,
 		      size_t at, int nth)
 {
 	struct refs_ref_at info = { 0 };
@@ -584,7 +593,7 @@ static int reflog_nth(git_oid *out, struct resolver *rs, const char *name,
 					  shown, info.cutoff_cnt);
 	}
 	if (!error)
-		memcpy(out->id, oid.id, GIT_OID_RAWSZ);
+		ga_oid_cpy(out, &oid);
 	refs_ref_at_release(&info);
 	free(real);
 	return error;
@@ -828,7 +837,7 @@ static int refs_are_reftable(struct resolver *rs)
  * the log: its oldest value, with git's warning.  Returns 1 when `name`
  * has no such form, 0 with *out, GA_ENOTFOUND, or GA_ERROR.
  */
-static int reflog_at_date(git_oid *out, struct resolver *rs,
+static int reflog_at_date(struct ga_oid *out, struct resolver *rs,
 			  const char *name, size_t len)
 {
 	struct refs_ref_at info = { 0 };
@@ -881,7 +890,7 @@ static int reflog_at_date(git_oid *out, struct resolver *rs,
 		error = 0;
 	}
 	if (!error)
-		memcpy(out->id, oid.id, GIT_OID_RAWSZ);
+		ga_oid_cpy(out, &oid);
 done:
 	refs_ref_at_release(&info);
 	ga_buf_release(&when);
@@ -890,7 +899,8 @@ done:
 	return error;
 }
 
-static int is_full_hex(const char *name, size_t len);
+static int is_full_hex(const struct resolver *rs, const char *name,
+		       size_t len);
 
 /* git's grab_nth_branch_switch(): the n-th "checkout: moving from". */
 struct prior_checkout {
@@ -920,7 +930,7 @@ static int grab_branch_switch(const struct refs_reflog_entry *e,
  * Returns 0 for another form, 1 with *out set, GA_ENOTFOUND, or
  * GA_ERROR.
  */
-static int nth_prior_checkout(git_oid *out, struct resolver *rs,
+static int nth_prior_checkout(struct ga_oid *out, struct resolver *rs,
 			      const char *name, size_t len)
 {
 	struct prior_checkout pc = { 0 };
@@ -943,9 +953,8 @@ static int nth_prior_checkout(git_oid *out, struct resolver *rs,
 		free(pc.name);
 		return error < 0 ? error : GA_ENOTFOUND;
 	}
-	if (is_full_hex(pc.name, strlen(pc.name)))
-		error = git_oid_fromstrn(out, pc.name, GIT_OID_HEXSZ) < 0 ?
-			GA_ENOTFOUND : 1;
+	if (is_full_hex(rs, pc.name, strlen(pc.name)))
+		error = hex_oid(out, rs, pc.name) < 0 ? GA_ENOTFOUND : 1;
 	else if ((refname = dwim_ref(out, &found, rs, pc.name,
 				     strlen(pc.name))))
 		error = 1;
@@ -960,7 +969,7 @@ static int nth_prior_checkout(git_oid *out, struct resolver *rs,
  * git's peel_onion(): "<name>^{<type>}", "<name>^{}".  Returns 0,
  * GA_ENOTFOUND (also when `name` has no such suffix), or GA_ECORRUPT.
  */
-static int peel_onion(git_oid *out, struct resolver *rs, const char *name,
+static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		      size_t len)
 {
 	static const struct {
@@ -974,7 +983,7 @@ static int peel_onion(git_oid *out, struct resolver *rs, const char *name,
 	const char *sp;
 	git_object_t want = GIT_OBJECT_INVALID;
 	struct known *k;
-	git_oid outer;
+	struct ga_oid outer;
 	size_t i, base;
 	int error, found = 0;
 
@@ -1028,16 +1037,17 @@ static int peel_onion(git_oid *out, struct resolver *rs, const char *name,
 				return error;
 		}
 	}
-	git_oid_cpy(out, &k->id);
+	ga_oid_cpy(out, &k->id);
 	return 0;
 }
 
 /* A full object id in hex: taken without reading it, as git does. */
-static int is_full_hex(const char *name, size_t len)
+static int is_full_hex(const struct resolver *rs, const char *name,
+		       size_t len)
 {
 	size_t i;
 
-	if (len != GIT_OID_HEXSZ)
+	if (len != hexsz(rs))
 		return 0;
 	for (i = 0; i < len; i++)
 		if (ga_hexval(name[i]) < 0)
@@ -1046,19 +1056,19 @@ static int is_full_hex(const char *name, size_t len)
 }
 
 /* git's get_short_oid(): an abbreviated id of one object. */
-static int get_short_oid(git_oid *out, struct resolver *rs, const char *hex,
+static int get_short_oid(struct ga_oid *out, struct resolver *rs, const char *hex,
 			 size_t len)
 {
-	git_oid prefix;
+	struct ga_oid prefix;
 	size_t i;
 
-	if (len < GIT_OID_MINPREFIXLEN || len >= GIT_OID_HEXSZ)
+	if (len < GIT_OID_MINPREFIXLEN || len >= hexsz(rs))
 		return GA_ENOTFOUND;
 	for (i = 0; i < len; i++)
 		if (ga_hexval(hex[i]) < 0)
 			return GA_ENOTFOUND;
-	if (git_oid_fromstrn(&prefix, hex, len) < 0 ||
-	    git_odb_exists_prefix(out, rs->odb, &prefix, len) < 0)
+	if (ga_oid_from_hex_prefix(&prefix, rs->algo, hex, len) < 0 ||
+	    odb_exists_prefix(out, rs->odb, &prefix, len) < 0)
 		return not_usable();
 	return 0;
 }
@@ -1069,7 +1079,7 @@ static int get_short_oid(git_oid *out, struct resolver *rs, const char *hex,
  * describe output
  * ("<tag>-<n>-g<hex>") or an abbreviated id.  The object is not read.
  */
-static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
+static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *name,
 			 size_t len)
 {
 	const char *g;
@@ -1079,8 +1089,8 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
 
 	if (!len)
 		return GA_ENOTFOUND;
-	if (is_full_hex(name, len))
-		return git_oid_fromstrn(out, name, len) < 0 ? GA_ENOTFOUND : 0;
+	if (is_full_hex(rs, name, len))
+		return hex_oid(out, rs, name) < 0 ? GA_ENOTFOUND : 0;
 	if (reflog_nth_form(&at, &nth, name, len))
 		return reflog_nth(out, rs, name, at, nth);
 	if ((error = nth_prior_checkout(out, rs, name, len)))
@@ -1111,7 +1121,7 @@ static int get_oid_basic(git_oid *out, struct resolver *rs, const char *name,
  * "<name>^{...}" or a basic name.  Returns 0, GA_ENOTFOUND (with git's
  * error lines reported, if any), or GA_ECORRUPT.
  */
-static int get_oid_1(git_oid *out, struct resolver *rs, const char *name,
+static int get_oid_1(struct ga_oid *out, struct resolver *rs, const char *name,
 		     size_t len)
 {
 	const char *cp = name + len;
@@ -1197,7 +1207,7 @@ static int tree_path(char **out, struct resolver *rs, const char *path)
  * of each tag and the "tree" of each commit, read raw and unchecked,
  * until a tree.  Returns 0, GA_ENOTFOUND or GA_ECORRUPT.
  */
-static int peel_raw_to_tree(git_oid *id, struct resolver *rs)
+static int peel_raw_to_tree(struct ga_oid *id, struct resolver *rs)
 {
 	git_odb_object *obj = NULL;
 	unsigned long hops;
@@ -1208,7 +1218,7 @@ static int peel_raw_to_tree(git_oid *id, struct resolver *rs)
 		git_object_t type;
 		size_t size, reflen;
 
-		if ((error = git_odb_read(&obj, rs->odb, id)) < 0)
+		if ((error = odb_read(&obj, rs->odb, id)) < 0)
 			return error == GA_ECORRUPT ? odb_corrupt_error(error)
 						    : not_usable();
 		type = git_odb_object_type(obj);
@@ -1221,9 +1231,9 @@ static int peel_raw_to_tree(git_oid *id, struct resolver *rs)
 		ref = type == GIT_OBJECT_COMMIT ? "tree " :
 		      type == GIT_OBJECT_TAG ? "object " : NULL;
 		reflen = ref ? strlen(ref) : 0;
-		error = !ref || size < reflen + GIT_OID_HEXSZ ||
+		error = !ref || size < reflen + hexsz(rs) ||
 			memcmp(data, ref, reflen) ||
-			hex_oid(id, data + reflen) < 0;
+			hex_oid(id, rs, data + reflen) < 0;
 		git_odb_object_free(obj);
 		if (error)
 			return GA_ENOTFOUND;
@@ -1236,24 +1246,25 @@ static int peel_raw_to_tree(git_oid *id, struct resolver *rs)
  * `rev` to its tree, and the trees down to the entry, are read without
  * being checked, as git reads them.
  */
-static int tree_entry(git_oid *out, struct resolver *rs, const git_oid *rev,
+static int tree_entry(struct ga_oid *out, struct resolver *rs, const struct ga_oid *rev,
 		      const char *path)
 {
 	struct rawtree_entry entry;
-	git_oid id;
+	struct ga_oid id;
 	int error;
 
-	git_oid_cpy(&id, rev);
+	ga_oid_cpy(&id, rev);
 	if ((error = peel_raw_to_tree(&id, rs)) < 0)
 		return error;
 	if (!*path) {
-		git_oid_cpy(out, &id);
+		ga_oid_cpy(out, &id);
 		return 0;
 	}
-	error = rawtree_lookup(&entry, rs->odb, &id, path, GIT_OID_RAWSZ);
+	error = rawtree_lookup(&entry, rs->odb, &id, path,
+			       ga_hash_rawsz(rs->algo));
 	if (error < 0)
 		return error;
-	git_oid_cpy(out, &entry.id);
+	ga_oid_cpy(out, &entry.id);
 	return 0;
 }
 
@@ -1261,7 +1272,7 @@ static int tree_entry(git_oid *out, struct resolver *rs, const git_oid *rev,
  * ":<path>" and ":<stage>:<path>": an entry of the index; ":/<text>",
  * the youngest commit whose message matches, is libgit2's.
  */
-static int index_entry(git_oid *out, struct resolver *rs, const char *name)
+static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name)
 {
 	const git_index_entry *e;
 	git_index *index = NULL;
@@ -1281,7 +1292,7 @@ static int index_entry(git_oid *out, struct resolver *rs, const char *name)
 	    !(e = git_index_get_bypath(index, path, stage)))
 		error = not_usable();
 	else
-		git_oid_cpy(out, &e->id);
+		odb_oid_from_git(out, &e->id);
 	git_index_free(index);
 	free(path);
 	return error;
@@ -1293,12 +1304,12 @@ static int index_entry(git_oid *out, struct resolver *rs, const char *name)
  * valid object name" (with git's error lines reported), or another
  * error with its message.
  */
-static int get_oid(git_oid *out, struct resolver *rs, const char *name)
+static int get_oid(struct ga_oid *out, struct resolver *rs, const char *name)
 {
 	const char *cp;
 	char *path = NULL;
 	int depth = 0, error;
-	git_oid rev;
+	struct ga_oid rev;
 
 	if (name[0] == ':')
 		return index_entry(out, rs, name);
@@ -1326,7 +1337,7 @@ static int get_oid(git_oid *out, struct resolver *rs, const char *name)
  * checking on the way (a commit reached by ~ or ^).  Returns 1 with
  * *out, 0 when there is none, or GA_ECORRUPT.
  */
-static int find_commit(git_oid *out, struct resolver *rs, const git_oid *id)
+static int find_commit(struct ga_oid *out, struct resolver *rs, const struct ga_oid *id)
 {
 	struct known *k;
 	int error;
@@ -1338,7 +1349,7 @@ static int find_commit(git_oid *out, struct resolver *rs, const git_oid *id)
 			return error == GA_ENOTFOUND ? 0 : error;
 	if (k->type != GIT_OBJECT_COMMIT)
 		return 0;
-	git_oid_cpy(out, &k->id);
+	ga_oid_cpy(out, &k->id);
 	return 1;
 }
 
@@ -1347,7 +1358,7 @@ static int find_commit(git_oid *out, struct resolver *rs, const git_oid *id)
  * checked (also a commit git read unchecked, as in find_commit()).
  * Returns 0, GA_ENOTFOUND ("not a tree object"), or GA_ECORRUPT.
  */
-static int find_tree(git_oid *out, struct resolver *rs, const git_oid *id)
+static int find_tree(struct ga_oid *out, struct resolver *rs, const struct ga_oid *id)
 {
 	struct known *k;
 	int error;
@@ -1360,7 +1371,7 @@ static int find_tree(git_oid *out, struct resolver *rs, const git_oid *id)
 		if ((error = follow(&k, rs, k)) < 0)
 			return error;
 	}
-	git_oid_cpy(out, &k->id);
+	ga_oid_cpy(out, &k->id);
 	return 0;
 }
 
@@ -1391,7 +1402,7 @@ static int enter_subdir(struct treeish *t, struct resolver *rs,
 	}
 	if (error < 0)
 		return error;
-	git_oid_cpy(&t->tree_id, &entry.id);
+	ga_oid_cpy(&t->tree_id, &entry.id);
 	return 0;
 }
 
@@ -1415,17 +1426,27 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 	return 0;
 }
 
+/* libgit2's commit object of out->commit_id, for its time and fields. */
+static int lookup_commit(struct treeish *out, git_repository *repo)
+{
+	git_oid id;
+
+	odb_oid_to_git(&id, &out->commit_id);
+	if (git_commit_lookup(&out->commit, repo, &id) < 0)
+		return ga_error_from_git(NULL);
+	return 0;
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
 	struct resolver rs = { 0 };
 	const char *name = opts->name;
-	char hex[GIT_OID_HEXSZ + 1];
-	git_oid named;
+	char hex[GA_OID_MAX_HEXSZ + 1];
+	struct ga_oid named;
 	int has_commit, found, error;
 
 	memset(out, 0, sizeof(*out));
-	out->hexsz = GIT_OID_HEXSZ;
 	rs.repo = repo;
 	rs.reftable = -1;
 	rs.opts = opts;
@@ -1449,6 +1470,8 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		error = ga_error_from_git(NULL);
 		goto done;
 	}
+	rs.algo = odb_hash_algo(rs.odb);
+	out->hexsz = ga_hash_hexsz(rs.algo);
 	if ((error = get_oid(&named, &rs, name)) < 0) {
 		if (error == GA_ENOTFOUND)
 			error = ga_error_set("not a valid object name: %s",
@@ -1461,17 +1484,14 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 	}
 	if ((error = find_tree(&out->tree_id, &rs, &named)) < 0) {
 		if (error == GA_ENOTFOUND) {
-			git_oid_tostr(hex, sizeof(hex), &named);
+			ga_oid_fmt(hex, &named);
 			error = ga_error_set("not a tree object: %s", hex);
 		}
 		goto done;
 	}
 	/* Its time and, for export-subst, its fields. */
-	if (has_commit && git_commit_lookup(&out->commit, repo,
-					    &out->commit_id) < 0) {
-		error = ga_error_from_git(NULL);
+	if (has_commit && (error = lookup_commit(out, repo)) < 0)
 		goto done;
-	}
 	/* A commit gives its committer time; a tree, the current time. */
 	out->mtime = out->commit ? git_commit_time(out->commit)
 				 : (int64_t)time(NULL);
@@ -1481,7 +1501,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 					     opts->source_date_epoch)) < 0)
 		goto done;
 
-	git_oid_cpy(&out->root_tree_id, &out->tree_id);
+	ga_oid_cpy(&out->root_tree_id, &out->tree_id);
 	if (opts->cwd_prefix && *opts->cwd_prefix &&
 	    (error = enter_subdir(out, &rs, opts->cwd_prefix)) < 0)
 		goto done;
@@ -1498,12 +1518,12 @@ done:
 	return error;
 }
 
-int treeish_attr_source(git_oid *out, git_repository *repo,
+int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix)
 {
 	struct treeish_options opts = { 0 };
 	struct resolver rs = { 0 };
-	git_oid named;
+	struct ga_oid named;
 	int error;
 
 	opts.name = name;
@@ -1514,13 +1534,14 @@ int treeish_attr_source(git_oid *out, git_repository *repo,
 		error = ga_error_from_git(NULL);
 		goto done;
 	}
+	rs.algo = odb_hash_algo(rs.odb);
 	if ((error = get_oid(&named, &rs, name)) < 0)
 		goto done;
 	/*
 	 * git looks each .gitattributes up below the named object; what
 	 * leads to no tree (a blob) just has none.
 	 */
-	git_oid_cpy(out, &named);
+	ga_oid_cpy(out, &named);
 	error = peel_raw_to_tree(out, &rs);
 	if (error == GA_ENOTFOUND) {
 		ga_error_clear();

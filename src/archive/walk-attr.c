@@ -23,7 +23,7 @@ static const char *const diff_attr_names[1] = { "diff" };
 
 /* "<dir>/.gitattributes" of `tree`. */
 static int read_attrs_in(struct ga_buf *out, struct walk *w,
-			 const git_oid *tree, const char *dir)
+			 const struct ga_oid *tree, const char *dir)
 {
 	struct rawtree_entry te;
 	git_odb_object *obj = NULL;
@@ -42,7 +42,7 @@ static int read_attrs_in(struct ga_buf *out, struct walk *w,
 	}
 	if (te.mode == 0040000 || te.mode == ARCHIVE_MODE_GITLINK)
 		return GA_ENOTFOUND;
-	if ((error = git_odb_read(&obj, w->odb, &te.id)) < 0) {
+	if ((error = odb_read(&obj, w->odb, &te.id)) < 0) {
 		if (odb_corrupt_error(error) < 0)
 			return GA_ECORRUPT;
 		git_error_clear();
@@ -57,7 +57,7 @@ static int read_attrs_in(struct ga_buf *out, struct walk *w,
  * The tree git loads into its index: the archived one, or with git
  * 2.41's cwd prefix kept, the whole tree it is a subtree of.
  */
-static const git_oid *attr_tree(const struct walk *w)
+static const struct ga_oid *attr_tree(const struct walk *w)
 {
 	return w->cwd_base_len ? &w->treeish->root_tree_id
 			       : &w->treeish->tree_id;

@@ -15,6 +15,7 @@
 #include "rawtree.h"
 
 #include <git2/odb.h>
+#include "odb/oid.h"
 
 struct attr_stack;
 struct attr_value;
@@ -71,14 +72,14 @@ struct blob_stream {
 	 * damage is reported as git's whole read reports it.
 	 */
 	git_odb *whole_odb;
-	git_oid id;
+	struct ga_oid id;
 };
 
 /* A large blob handed on unread (see struct entry_deferred). */
 struct deferred_blob {
 	struct entry_deferred base;
 	git_odb *odb;			/* the walk's; thread-safe for reads */
-	git_oid id;
+	struct ga_oid id;
 	char oid_hex[GA_OID_MAX_HEXSZ + 1];
 };
 
@@ -98,7 +99,7 @@ struct walk {
 		ATTR_SOURCE_EMPTY,	/* names no tree: no attributes */
 		ATTR_SOURCE_BAD		/* fatal at the first lookup */
 	} attr_source;
-	git_oid attr_source_id;
+	struct ga_oid attr_source_id;
 	struct convert *conv;
 	struct subst *subst;
 	struct prefetch *pf;		/* NULL in serial mode */

@@ -117,7 +117,7 @@ struct check_state {
 	int index_load;			/* git would load the tree into an index */
 	int have_missing;		/* first missing blob, reported at the end */
 	uint32_t missing_mode;
-	git_oid missing_id;
+	struct ga_oid missing_id;
 	char *missing_path;
 	int depth;			/* trees above the one being read */
 	/*
@@ -140,15 +140,15 @@ struct check_state {
 #define WALK_MAX_TREE_DEPTH 4096
 
 /* git 2.45 and later put the id in parentheses (2.39: without). */
-static int tree_unreadable(const git_oid *id)
+static int tree_unreadable(const struct ga_oid *id)
 {
 	char hex[GA_OID_MAX_HEXSZ + 1];
 
-	git_oid_tostr(hex, sizeof(hex), id);
+	ga_oid_fmt(hex, id);
 	return ga_error_set("unable to read tree (%s)", hex);
 }
 
-static int check_tree(struct check_state *st, const git_oid *id,
+static int check_tree(struct check_state *st, const struct ga_oid *id,
 		      struct ga_buf *rel);
 
 static int match_items(struct check_state *st, const char *path, int is_dir)
@@ -198,7 +198,7 @@ static int match_outside(struct check_state *st, const char *path,
 /* find(): 1 when the submodule is found, 0 when skipped, or an error. */
 static int find_submodule(struct walk_gitlink *out,
 			  const struct walk_submodules *subs, void *level,
-			  const char *path, const git_oid *commit)
+			  const char *path, const struct ga_oid *commit)
 {
 	int error = subs->find(out, level, path, commit, subs->payload);
 
@@ -262,7 +262,7 @@ static int refuse_path(struct check_state *st, const char *path)
 	if (!st->index_load)
 		return ga_error_code(GA_EARCHIVE, "invalid path '%s'", path);
 	ga_report(GA_REPORT_ERROR, "invalid path '%s'", path);
-	git_oid_tostr(hex, sizeof(hex), &st->w->treeish->tree_id);
+	ga_oid_fmt(hex, &st->w->treeish->tree_id);
 	return ga_error_set("failed to unpack tree object %s", hex);
 }
 
@@ -309,10 +309,10 @@ static int check_entry(struct check_state *st, const struct rawtree_entry *te,
 	}
 	if (st->index_load && !st->have_missing &&
 	    te->mode != ARCHIVE_MODE_GITLINK &&
-	    !git_odb_exists(w->odb, &te->id)) {
+	    !odb_exists(w->odb, &te->id)) {
 		st->have_missing = 1;
 		st->missing_mode = te->mode;
-		git_oid_cpy(&st->missing_id, &te->id);
+		ga_oid_cpy(&st->missing_id, &te->id);
 		st->missing_path = ga_xstrdup(rel->ptr);
 	}
 done:
@@ -320,7 +320,7 @@ done:
 	return error;
 }
 
-static int check_tree(struct check_state *st, const git_oid *id,
+static int check_tree(struct check_state *st, const struct ga_oid *id,
 		      struct ga_buf *rel)
 {
 	git_odb_object *obj = NULL;
@@ -331,7 +331,7 @@ static int check_tree(struct check_state *st, const git_oid *id,
 	if (st->depth > WALK_MAX_TREE_DEPTH) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
-		git_oid_tostr(hex, sizeof(hex), &st->w->treeish->tree_id);
+		ga_oid_fmt(hex, &st->w->treeish->tree_id);
 		ga_report(GA_REPORT_ERROR,
 			  "exceeded maximum allowed tree depth");
 		return ga_error_set("failed to unpack tree object %s", hex);
@@ -399,7 +399,7 @@ static int run_checks(struct walk *w)
 	if (!error && st.have_missing) {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
-		git_oid_tostr(hex, sizeof(hex), &st.missing_id);
+		ga_oid_fmt(hex, &st.missing_id);
 		ga_report(GA_REPORT_ERROR, "invalid object %06o %s for '%s'",
 			  (unsigned int)st.missing_mode, hex, st.missing_path);
 	}
@@ -525,7 +525,7 @@ static int start_prefetch(struct walk *w)
 	return 0;
 }
 
-static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
+static int push_frame(struct walk *w, const struct ga_oid *id, size_t rel_len)
 {
 	struct frame *f;
 	git_odb_object *obj = NULL;
@@ -537,7 +537,7 @@ static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 		if (error == GA_ECORRUPT)
 			return error;
 
-		git_oid_tostr(hex, sizeof(hex), id);
+		ga_oid_fmt(hex, id);
 		return ga_error_code(GA_EARCHIVE, "Could not read %s", hex);
 	}
 	GA_ALLOC_GROW(w->frames, w->depth + 1, w->alloc_frames);
@@ -547,7 +547,7 @@ static int push_frame(struct walk *w, const git_oid *id, size_t rel_len)
 	rawtree_iter_init(&f->iter, git_odb_object_data(obj),
 			  git_odb_object_size(obj), w->hashsz);
 	f->rel_len = rel_len;
-	git_oid_tostr(f->oid_hex, sizeof(f->oid_hex), id);
+	ga_oid_fmt(f->oid_hex, id);
 	return 0;
 }
 
@@ -628,12 +628,11 @@ int walk_new(struct walk **out, git_repository *repo,
 		goto fail;
 
 	/* git names the --prefix directory after the tree it walks. */
-	git_oid_tostr(w->root_hex, sizeof(w->root_hex),
-		      w->cwd_base_len ? &w->treeish->root_tree_id
-				      : &w->treeish->tree_id);
-	git_oid_tostr(w->treeish_hex, sizeof(w->treeish_hex),
-		      w->treeish->commit ? &w->treeish->commit_id
-					 : &w->treeish->tree_id);
+	ga_oid_fmt(w->root_hex, w->cwd_base_len ? &w->treeish->root_tree_id
+						: &w->treeish->tree_id);
+	ga_oid_fmt(w->treeish_hex, w->treeish->commit
+				   ? &w->treeish->commit_id
+				   : &w->treeish->tree_id);
 	w->meta.ref = w->treeish->refname;
 	w->meta.treeish = w->treeish_hex;
 	*out = w;
@@ -686,7 +685,7 @@ static int whole_read_error(struct blob_stream *bs, int error)
 
 	if (error != GA_EARCHIVE)
 		return error;
-	if ((code = git_odb_read(&obj, bs->whole_odb, &bs->id)) < 0)
+	if ((code = odb_read(&obj, bs->whole_odb, &bs->id)) < 0)
 		return prefetch_blob_unreadable(code, bs->oid_hex);
 	/* Whole, it reads: the stream's own error stands. */
 	git_odb_object_free(obj);
@@ -728,7 +727,7 @@ static int blob_unreadable(int code, const char *oid_hex)
  * a deltified blob is inflated whole and then handed out from memory,
  * as git does.
  */
-static int open_stream(struct walk *w, const git_oid *oid, size_t size)
+static int open_stream(struct walk *w, const struct ga_oid *oid, size_t size)
 {
 	git_object_t type;
 	size_t len;
@@ -742,7 +741,7 @@ static int open_stream(struct walk *w, const git_oid *oid, size_t size)
 		return error;
 	if (error < 0) {
 		git_error_clear();
-		error = git_odb_read(&w->stream.obj, w->odb, oid);
+		error = odb_read(&w->stream.obj, w->odb, oid);
 		if (error < 0)
 			return blob_unreadable(error, w->oid_hex);
 	}
@@ -843,7 +842,7 @@ static int deferred_load(struct entry_deferred *base,
 	git_odb_object *obj;
 	int error;
 
-	if ((error = git_odb_read(&obj, d->odb, &d->id)) < 0)
+	if ((error = odb_read(&obj, d->odb, &d->id)) < 0)
 		return blob_unreadable(error, d->oid_hex);
 	*data = git_odb_object_data(obj);
 	*len = git_odb_object_size(obj);
@@ -876,7 +875,7 @@ static int content_unconverted(struct walk *w)
  * when no conversion can change it.  Returns 1 if it did, 0 if the blob
  * is to be read, or the error converting it would give.
  */
-static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
+static int defer_blob(struct walk *w, const struct ga_oid *oid, uint64_t size)
 {
 	struct deferred_blob *d;
 	int identity;
@@ -887,7 +886,7 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
 	d->base.load = deferred_load;
 	d->base.free = deferred_free;
 	d->odb = w->odb;
-	git_oid_cpy(&d->id, oid);
+	ga_oid_cpy(&d->id, oid);
 	memcpy(d->oid_hex, w->oid_hex, sizeof(d->oid_hex));
 	w->entry.deferred = &d->base;
 	w->entry.size = size;
@@ -904,7 +903,7 @@ static int defer_blob(struct walk *w, const git_oid *oid, uint64_t size)
  * or the error, in the words the whole read has for it.  Nothing is
  * held but one chunk, so memory stays bounded.
  */
-static int stream_reads(struct walk *w, const git_oid *oid)
+static int stream_reads(struct walk *w, const struct ga_oid *oid)
 {
 	struct odb_stream *s = NULL;
 	unsigned char *chunk;
@@ -944,7 +943,7 @@ static int stream_reads(struct walk *w, const git_oid *oid)
  * words of git's whole read.  A second inflate of the blob is the price
  * of bounded memory.
  */
-static int stream_unconverted(struct walk *w, const git_oid *oid,
+static int stream_unconverted(struct walk *w, const struct ga_oid *oid,
 			      size_t size)
 {
 	int identity, checked;
@@ -959,7 +958,7 @@ static int stream_unconverted(struct walk *w, const git_oid *oid,
 		return 0;
 	}
 	w->stream.whole_odb = w->odb;
-	git_oid_cpy(&w->stream.id, oid);
+	ga_oid_cpy(&w->stream.id, oid);
 	/* A delta cannot be streamed: open_stream() read it whole. */
 	if (w->pf)
 		prefetch_reading(w->pf, size, w->stream.obj != NULL);
@@ -972,7 +971,7 @@ static int stream_unconverted(struct walk *w, const git_oid *oid,
  * handed on unread, any other is read whole into w->obj.  A symlink and
  * an export-subst file are always read.
  */
-static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
+static int read_blob(struct walk *w, const struct ga_oid *oid, uint32_t mode,
 		     int subst)
 {
 	size_t size = 0;
@@ -980,7 +979,7 @@ static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
 	int error;
 
 	if (mode != ARCHIVE_MODE_SYMLINK && !subst &&
-	    git_odb_read_header(&size, &type, w->odb, oid) == 0 &&
+	    odb_read_header(&size, &type, w->odb, oid) == 0 &&
 	    type == GIT_OBJECT_BLOB) {
 		if (size > w->big_file_threshold)
 			return open_stream(w, oid, size);
@@ -993,7 +992,7 @@ static int read_blob(struct walk *w, const git_oid *oid, uint32_t mode,
 	}
 	if (w->pf)
 		prefetch_reading(w->pf, size, 1);
-	if ((error = git_odb_read(&w->obj, w->odb, oid)) < 0)
+	if ((error = odb_read(&w->obj, w->odb, oid)) < 0)
 		return blob_unreadable(error, w->oid_hex);
 	return 0;
 }
@@ -1006,7 +1005,7 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 {
 	uint32_t mode = te->mode;
 	struct attr_value attrs[A_ARCHIVE_NR] = { { 0 } };
-	const git_oid *oid = &te->id;
+	const struct ga_oid *oid = &te->id;
 	struct prefetch_blob pb = { 0 };
 	int gitlink = mode == ARCHIVE_MODE_GITLINK;
 	int subst, error = 0;
@@ -1024,7 +1023,7 @@ static int file_entry(struct walk *w, const struct rawtree_entry *te)
 	 */
 	subst = attr_is_set(&attrs[A_EXPORT_SUBST]);
 
-	git_oid_tostr(w->oid_hex, sizeof(w->oid_hex), oid);
+	ga_oid_fmt(w->oid_hex, oid);
 	w->entry.oid_hex = w->oid_hex;
 	w->entry.mode = mode;
 	set_path(w, w->rel.ptr, w->rel.len, gitlink);

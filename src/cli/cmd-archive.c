@@ -137,8 +137,7 @@ void run_fill_archive_args(struct run *r, struct archive_args *args,
 	memset(args, 0, sizeof(*args));
 	args->mtime = r->treeish.mtime;
 	if (r->treeish.commit) {
-		git_oid_tostr(commit_hex, GA_OID_MAX_HEXSZ + 1,
-			      &r->treeish.commit_id);
+		ga_oid_fmt(commit_hex, &r->treeish.commit_id);
 		args->commit_hex = commit_hex;
 	}
 	args->level = r->opts.level;

@@ -39,7 +39,7 @@ char *commit_header(const char *msg, const char *key)
  * commit wins) then the shallow file, which cuts the parents.
  */
 void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
-			const git_oid *oid)
+			const struct ga_oid *oid)
 {
 	struct ga_buf data = GA_BUF_INIT;
 	const char *env = getenv("GIT_GRAFT_FILE");
@@ -56,8 +56,8 @@ void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
 		for (line = text; *line && g->state == GRAFT_NONE;) {
 			char *end = strchrnul(line, '\n'), *e;
 			const char *p;
-			git_oid id, parent;
-			git_oid *parents = NULL;
+			struct ga_oid id, parent;
+			struct ga_oid *parents = NULL;
 			size_t nr = 0, alloc = 0;
 			int bad = 0;
 
@@ -66,20 +66,20 @@ void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
 			e = line + strlen(line);
 			while (e > line && ga_isspace((unsigned char)e[-1]))
 				*--e = '\0';
-			if (!*line || *line == '#' || oid_parse_hex(&id, line, &p)) {
+			if (!*line || *line == '#' || oid_parse_hex(&id, oid->algo, line, &p)) {
 				line = end;
 				continue;
 			}
 			while (*p) {
 				if (!ga_isspace((unsigned char)*p++) ||
-				    oid_parse_hex(&parent, p, &p)) {
+				    oid_parse_hex(&parent, oid->algo, p, &p)) {
 					bad = 1;
 					break;
 				}
 				GA_ALLOC_GROW(parents, nr + 1, alloc);
 				parents[nr++] = parent;
 			}
-			if (!bad && git_oid_equal(&id, oid)) {
+			if (!bad && ga_oid_equal(&id, oid)) {
 				g->state = GRAFT_PARENTS;
 				g->parents = parents;
 				g->nr = nr;
@@ -98,12 +98,12 @@ void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
 		text = ga_xstrndup(data.ptr, data.len);
 		for (line = text; *line;) {
 			char *end = strchrnul(line, '\n');
-			git_oid id;
+			struct ga_oid id;
 
 			if (*end)
 				*end++ = '\0';
-			if (!oid_parse_hex(&id, line, NULL) &&
-			    git_oid_equal(&id, oid)) {
+			if (!oid_parse_hex(&id, oid->algo, line, NULL) &&
+			    ga_oid_equal(&id, oid)) {
 				g->state = GRAFT_SHALLOW;
 				free(g->parents);
 				g->parents = NULL;

@@ -8,6 +8,7 @@
 
 #include <git2/oid.h>
 #include <git2/types.h>
+#include "odb/oid.h"
 
 /*
  * The value of the first header `key` of the raw commit `msg` (a C
@@ -24,7 +25,7 @@ enum graft_state {
 struct commit_grafts {
 	int loaded;
 	enum graft_state state;
-	git_oid *parents;	/* unless GRAFT_NONE */
+	struct ga_oid *parents;	/* unless GRAFT_NONE */
 	size_t nr;
 };
 
@@ -34,7 +35,7 @@ struct commit_grafts {
  * calls do nothing).  Unreadable or malformed files count as absent.
  */
 void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
-			const git_oid *oid);
+			const struct ga_oid *oid);
 void commit_grafts_release(struct commit_grafts *g);
 
 #endif

@@ -14,6 +14,7 @@
 #include "filter-driver.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "odb/odb.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -647,11 +648,10 @@ int convert_maybe(struct ga_buf *out, int *changed, struct convert *conv,
 	if ((error = convert_attrs(&ca, conv, attrs)) < 0)
 		return error;
 	if (!oid_hex) {
-		git_oid oid;
+		struct ga_oid oid;
 
-		if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-			return ga_error_from_git(NULL);
-		git_oid_tostr(hex, sizeof(hex), &oid);
+		odb_hash_object(&oid, GA_HASH_SHA1, GIT_OBJECT_BLOB, data, len);
+		ga_oid_fmt(hex, &oid);
 		oid_hex = hex;
 	}
 

@@ -47,7 +47,8 @@ int convert_new(struct convert **out, const struct ga_config *cfg,
 		const char *workdir, const struct convert_meta *meta);
 
 /*
- * Convert the blob `oid_hex` (NULL: the blob is hashed here) stored at `path` (relative to the archived tree) from repository form
+ * Convert the blob `oid_hex` (NULL: the blob is hashed here, as SHA-1)
+ * stored at `path` (relative to the archived tree) from repository form
  * to work-tree form.  `attrs` holds the values of convert_attr_names for
  * that path.  Returns 0 and sets *changed: 1 when *out holds the new
  * content, 0 when the input is already the work-tree form (and *out is

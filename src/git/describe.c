@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "libgit2.h"
+#include "odb/odb.h"
 
 /* git describe considers at most this many candidate tags. */
 #define MAX_CANDIDATES 10
@@ -38,20 +39,20 @@ struct describe_opts {
 
 /* A name a commit may get: a ref under refs/tags/. */
 struct name {
-	git_oid peeled;		/* what the tag finally points at */
-	git_oid oid;		/* the ref's own value */
+	struct ga_oid peeled;		/* what the tag finally points at */
+	struct ga_oid oid;		/* the ref's own value */
 	int prio;		/* annotated 2, lightweight 1 */
 	char *path;		/* the ref's name after refs/tags/ */
 	int tag_read;		/* the tag object below was read */
 	int tag_ok;		/* and parses as a tag */
 	char *tag_name;		/* its "tag" header (NULL: none) */
 	uint64_t tag_date;	/* its tagger date, 0 without one */
-	git_oid tagged;		/* its "object" */
+	struct ga_oid tagged;		/* its "object" */
 	int name_checked, misnamed;
 };
 
 struct commit_node {
-	git_oid oid;
+	struct ga_oid oid;
 	unsigned flags;
 	int parsed;
 	uint64_t date;
@@ -87,6 +88,7 @@ struct candidate {
 struct describe {
 	git_repository *repo;
 	git_odb *odb;
+	enum ga_hash_algo algo;		/* of the described commit's id */
 	struct describe_opts opts;
 	struct name *names;
 	size_t nr_names, alloc_names;
@@ -99,7 +101,7 @@ struct describe {
 /* ------------------------------------------------------------------ */
 /* The id index.                                                      */
 
-static size_t oid_hash(const git_oid *oid)
+static size_t oid_hash(const struct ga_oid *oid)
 {
 	size_t h;
 
@@ -109,7 +111,7 @@ static size_t oid_hash(const git_oid *oid)
 
 /* The position of `oid` in `base` (entries of `stride` bytes), or -1. */
 static long index_find(const struct oid_index *ix, const void *base,
-		       size_t stride, const git_oid *oid)
+		       size_t stride, const struct ga_oid *oid)
 {
 	size_t i;
 
@@ -118,16 +120,16 @@ static long index_find(const struct oid_index *ix, const void *base,
 	for (i = oid_hash(oid) & (ix->size - 1); ix->slot[i];
 	     i = (i + 1) & (ix->size - 1)) {
 		size_t pos = ix->slot[i] - 1;
-		const git_oid *at = (const git_oid *)(const void *)
+		const struct ga_oid *at = (const struct ga_oid *)(const void *)
 			((const char *)base + pos * stride);
 
-		if (git_oid_equal(at, oid))
+		if (ga_oid_equal(at, oid))
 			return (long)pos;
 	}
 	return -1;
 }
 
-static void index_place(struct oid_index *ix, const git_oid *oid, size_t pos)
+static void index_place(struct oid_index *ix, const struct ga_oid *oid, size_t pos)
 {
 	size_t i = oid_hash(oid) & (ix->size - 1);
 
@@ -138,7 +140,7 @@ static void index_place(struct oid_index *ix, const git_oid *oid, size_t pos)
 
 /* Add position `pos`, whose id is `oid`; the index stays half empty. */
 static void index_add(struct oid_index *ix, const void *base, size_t stride,
-		      const git_oid *oid, size_t pos)
+		      const struct ga_oid *oid, size_t pos)
 {
 	if (2 * (ix->nr + 1) > ix->size) {
 		struct oid_index grown = { NULL, ix->size ? 2 * ix->size : 64,
@@ -152,7 +154,7 @@ static void index_add(struct oid_index *ix, const void *base, size_t stride,
 			if (!ix->slot[i])
 				continue;
 			at = ix->slot[i] - 1;
-			index_place(&grown, (const git_oid *)(const void *)
+			index_place(&grown, (const struct ga_oid *)(const void *)
 				    ((const char *)base + at * stride), at);
 		}
 		free(ix->slot);
@@ -191,8 +193,8 @@ static int parse_opts(struct describe_opts *o, const char *const *args,
 			/* git's OPT__ABBREV clamps, 0 stays "no suffix". */
 			if (n && n < MIN_ABBREV)
 				n = MIN_ABBREV;
-			else if (n > OID_HEXSZ)
-				n = OID_HEXSZ;
+			else if (n > GA_OID_MAX_HEXSZ)
+				n = GA_OID_MAX_HEXSZ;
 			o->abbrev = (int)n;
 		} else if (ga_skip_prefix(a, "--match=", &v)) {
 			ga_strvec_push(&o->match, ga_xstrdup(v));
@@ -219,7 +221,7 @@ static void read_tag(struct describe *d, struct name *n)
 	if (n->tag_read)
 		return;
 	n->tag_read = 1;
-	if (git_odb_read(&obj, d->odb, &n->oid) < 0) {
+	if (odb_read(&obj, d->odb, &n->oid) < 0) {
 		git_error_clear();
 		return;
 	}
@@ -227,9 +229,9 @@ static void read_tag(struct describe *d, struct name *n)
 		goto done;
 	p = git_odb_object_data(obj);
 	tail = p + git_odb_object_size(obj);
-	if ((size_t)(tail - p) < OID_HEXSZ + 24 ||
+	if ((size_t)(tail - p) < ga_hash_hexsz(d->algo) + 24 ||
 	    memcmp(p, "object ", 7) ||
-	    oid_parse_hex(&n->tagged, p + 7, &p) < 0 || *p++ != '\n' ||
+	    oid_parse_hex(&n->tagged, d->algo, p + 7, &p) < 0 || *p++ != '\n' ||
 	    tail - p < 5 || memcmp(p, "type ", 5) ||
 	    !(nl = memchr(p, '\n', (size_t)(tail - p))))
 		goto done;
@@ -252,23 +254,25 @@ done:
 }
 
 /* What `oid` peels to through tags; 0, or -1 when it cannot be read. */
-static int peel(struct describe *d, git_oid *out, const git_oid *oid)
+static int peel(struct describe *d, struct ga_oid *out, const struct ga_oid *oid)
 {
 	git_object *obj = NULL, *target = NULL;
+	git_oid id;
 	int error;
 
-	if (git_object_lookup(&obj, d->repo, oid, GIT_OBJECT_ANY) < 0) {
+	odb_oid_to_git(&id, oid);
+	if (git_object_lookup(&obj, d->repo, &id, GIT_OBJECT_ANY) < 0) {
 		git_error_clear();
 		return -1;
 	}
 	if (git_object_type(obj) != GIT_OBJECT_TAG) {
-		git_oid_cpy(out, oid);
+		ga_oid_cpy(out, oid);
 		git_object_free(obj);
 		return 0;
 	}
 	error = git_tag_peel(&target, (git_tag *)obj);
 	if (!error)
-		git_oid_cpy(out, git_object_id(target));
+		odb_oid_from_git(out, git_object_id(target));
 	else
 		git_error_clear();
 	git_object_free(target);
@@ -276,7 +280,7 @@ static int peel(struct describe *d, git_oid *out, const git_oid *oid)
 	return error < 0 ? -1 : 0;
 }
 
-static struct name *find_name(struct describe *d, const git_oid *peeled)
+static struct name *find_name(struct describe *d, const struct ga_oid *peeled)
 {
 	long at = index_find(&d->name_index, d->names, sizeof(*d->names),
 			     peeled);
@@ -290,7 +294,7 @@ static struct name *find_name(struct describe *d, const git_oid *peeled)
  * (one whose tag cannot be read gives way).
  */
 static int takes_place_of(struct describe *d, struct name *e, int prio,
-			  const git_oid *oid)
+			  const struct ga_oid *oid)
 {
 	struct name probe;
 	int later;
@@ -303,7 +307,7 @@ static int takes_place_of(struct describe *d, struct name *e, int prio,
 	if (!e->tag_ok)
 		return 1;
 	memset(&probe, 0, sizeof(probe));
-	git_oid_cpy(&probe.oid, oid);
+	ga_oid_cpy(&probe.oid, oid);
 	read_tag(d, &probe);
 	later = probe.tag_ok && e->tag_date < probe.tag_date;
 	free(probe.tag_name);
@@ -324,7 +328,7 @@ static int add_name(const struct refs_entry *ref, void *payload)
 {
 	struct describe *d = payload;
 	const char *path = ref->name + strlen("refs/tags/");
-	git_oid oid, peeled;
+	struct ga_oid oid, peeled;
 	struct name *e;
 	int annotated, prio;
 
@@ -332,12 +336,12 @@ static int add_name(const struct refs_entry *ref, void *payload)
 		return 0;
 	if (d->opts.match.nr && !matches_any(&d->opts.match, path))
 		return 0;
-	memcpy(oid.id, ref->oid.id, GIT_OID_RAWSZ);
+	ga_oid_cpy(&oid, &ref->oid);
 	if ((ref->flags & REFS_PEELED) && !ga_oid_is_null(&ref->peeled))
-		memcpy(peeled.id, ref->peeled.id, GIT_OID_RAWSZ);
+		ga_oid_cpy(&peeled, &ref->peeled);
 	else if ((ref->flags & REFS_PEELED) || peel(d, &peeled, &oid) < 0)
-		git_oid_cpy(&peeled, &oid);
-	annotated = !git_oid_equal(&oid, &peeled);
+		ga_oid_cpy(&peeled, &oid);
+	annotated = !ga_oid_equal(&oid, &peeled);
 	prio = annotated ? 2 : 1;
 	e = find_name(d, &peeled);
 	if (!takes_place_of(d, e, prio, &oid))
@@ -346,15 +350,15 @@ static int add_name(const struct refs_entry *ref, void *payload)
 		GA_ALLOC_GROW(d->names, d->nr_names + 1, d->alloc_names);
 		e = &d->names[d->nr_names];
 		memset(e, 0, sizeof(*e));
-		git_oid_cpy(&e->peeled, &peeled);
+		ga_oid_cpy(&e->peeled, &peeled);
 		index_add(&d->name_index, d->names, sizeof(*d->names),
 			  &peeled, d->nr_names++);
 	}
 	free(e->path);
 	free(e->tag_name);
 	memset(e, 0, sizeof(*e));
-	git_oid_cpy(&e->peeled, &peeled);
-	git_oid_cpy(&e->oid, &oid);
+	ga_oid_cpy(&e->peeled, &peeled);
+	ga_oid_cpy(&e->oid, &oid);
 	e->prio = prio;
 	e->path = ga_xstrdup(path);
 	return 0;
@@ -363,7 +367,7 @@ static int add_name(const struct refs_entry *ref, void *payload)
 /* ------------------------------------------------------------------ */
 /* Commits and the queue.                                             */
 
-static size_t node_of(struct describe *d, const git_oid *oid)
+static size_t node_of(struct describe *d, const struct ga_oid *oid)
 {
 	long at = index_find(&d->node_index, d->nodes, sizeof(*d->nodes), oid);
 	struct commit_node *n;
@@ -373,7 +377,7 @@ static size_t node_of(struct describe *d, const git_oid *oid)
 	GA_ALLOC_GROW(d->nodes, d->nr_nodes + 1, d->alloc_nodes);
 	n = &d->nodes[d->nr_nodes];
 	memset(n, 0, sizeof(*n));
-	git_oid_cpy(&n->oid, oid);
+	ga_oid_cpy(&n->oid, oid);
 	index_add(&d->node_index, d->nodes, sizeof(*d->nodes), oid,
 		  d->nr_nodes);
 	return d->nr_nodes++;
@@ -400,7 +404,7 @@ static uint64_t committer_date(const char *p, const char *tail)
 	return strtoull(gt, NULL, 10);
 }
 
-static void add_parent(struct describe *d, size_t at, const git_oid *oid)
+static void add_parent(struct describe *d, size_t at, const struct ga_oid *oid)
 {
 	size_t p = node_of(d, oid);
 	struct commit_node *n = &d->nodes[at];
@@ -419,14 +423,14 @@ static void parse_node(struct describe *d, size_t at)
 	git_odb_object *obj = NULL;
 	struct commit_grafts grafts = { 0 };
 	const char *p, *tail;
-	git_oid id, parent;
-	size_t i;
+	struct ga_oid id, parent;
+	size_t i, hexsz = ga_hash_hexsz(d->algo);
 
 	if (d->nodes[at].parsed)
 		return;
 	d->nodes[at].parsed = 1;
-	git_oid_cpy(&id, &d->nodes[at].oid);
-	if (git_odb_read(&obj, d->odb, &id) < 0) {
+	ga_oid_cpy(&id, &d->nodes[at].oid);
+	if (odb_read(&obj, d->odb, &id) < 0) {
 		git_error_clear();
 		return;
 	}
@@ -434,16 +438,16 @@ static void parse_node(struct describe *d, size_t at)
 		goto done;
 	p = git_odb_object_data(obj);
 	tail = p + git_odb_object_size(obj);
-	if (tail - p < 5 + OID_HEXSZ + 1 || memcmp(p, "tree ", 5))
+	if (tail - p < (ptrdiff_t)(5 + hexsz + 1) || memcmp(p, "tree ", 5))
 		goto done;
-	p += 5 + OID_HEXSZ + 1;
+	p += 5 + hexsz + 1;
 	commit_grafts_load(&grafts, d->repo, &id);
-	while (tail - p > 7 + OID_HEXSZ && !memcmp(p, "parent ", 7) &&
-	       !oid_parse_hex(&parent, p + 7, NULL) &&
-	       p[7 + OID_HEXSZ] == '\n') {
+	while (tail - p > (ptrdiff_t)(7 + hexsz) && !memcmp(p, "parent ", 7) &&
+	       !oid_parse_hex(&parent, d->algo, p + 7, NULL) &&
+	       p[7 + hexsz] == '\n') {
 		if (grafts.state == GRAFT_NONE)
 			add_parent(d, at, &parent);
-		p += 7 + OID_HEXSZ + 1;
+		p += 7 + hexsz + 1;
 	}
 	if (grafts.state == GRAFT_PARENTS)
 		for (i = 0; i < grafts.nr; i++)
@@ -532,12 +536,12 @@ static int append_name(struct ga_buf *out, struct describe *d,
 }
 
 static void append_suffix(struct ga_buf *out, const struct abbrev *abbrev,
-			  int len, int depth, const git_oid *oid)
+			  int len, int depth, const struct ga_oid *oid)
 {
 	struct abbrev a = *abbrev;
 
 	if (len >= 0)
-		a.len = len;
+		a.len = len > (int)a.hexsz ? (int)a.hexsz : len;
 	ga_buf_printf(out, "-%d-g", depth);
 	abbrev_add(out, &a, oid);
 }
@@ -640,8 +644,8 @@ static int search(struct ga_buf *out, struct describe *d,
 	size_t match_cnt = 0, annotated_cnt = 0, unannotated_cnt = 0, i;
 	size_t gave_up_on = SIZE_MAX;
 	unsigned long seen_commits = 0;
-	git_oid start_oid = d->nodes[start].oid;
-	char hex[GIT_OID_HEXSZ + 1];
+	struct ga_oid start_oid = d->nodes[start].oid;
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	int error;
 
 	d->nodes[start].flags = SEEN;
@@ -684,7 +688,7 @@ static int search(struct ga_buf *out, struct describe *d,
 			d->nodes[p].flags |= d->nodes[c].flags;
 		}
 	}
-	git_oid_tostr(hex, sizeof(hex), &start_oid);
+	ga_oid_fmt(hex, &start_oid);
 	if (!match_cnt) {
 		free(q.item);
 		if (unannotated_cnt)
@@ -710,7 +714,7 @@ static int search(struct ga_buf *out, struct describe *d,
 
 static int describe(struct ga_buf *out, struct describe *d,
 		    struct refs_store *refs, const struct abbrev *abbrev,
-		    const git_oid *oid)
+		    const struct ga_oid *oid)
 {
 	struct name *n;
 	size_t start;
@@ -740,7 +744,7 @@ static int describe(struct ga_buf *out, struct describe *d,
 
 int describe_commit(struct ga_buf *out, git_repository *repo,
 		    struct refs_store *refs, const struct abbrev *abbrev,
-		    const git_oid *oid, const char *const *args, size_t nr)
+		    const struct ga_oid *oid, const char *const *args, size_t nr)
 {
 	struct describe d;
 	size_t i;
@@ -748,6 +752,7 @@ int describe_commit(struct ga_buf *out, git_repository *repo,
 
 	memset(&d, 0, sizeof(d));
 	d.repo = repo;
+	d.algo = oid->algo;
 	if (git_repository_odb(&d.odb, repo) < 0)
 		return ga_error_from_git(NULL);
 	if (!(error = parse_opts(&d.opts, args, nr)))

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct abbrev;
 struct ga_buf;
@@ -33,6 +34,6 @@ struct refs_store;
  */
 int describe_commit(struct ga_buf *out, git_repository *repo,
 		    struct refs_store *refs, const struct abbrev *abbrev,
-		    const git_oid *oid, const char *const *args, size_t nr);
+		    const struct ga_oid *oid, const char *const *args, size_t nr);
 
 #endif

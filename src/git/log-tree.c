@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "libgit2.h"
+#include "odb/odb.h"
 
 enum deco_type {
 	DECO_NONE,
@@ -35,7 +36,7 @@ struct loader {
 	struct decorations *d;
 	git_repository *repo;
 	git_odb *odb;
-	const git_oid *oid;		/* the commit */
+	const struct ga_oid *oid;		/* the commit */
 	const char *replace_base;	/* GIT_REPLACE_REF_BASE */
 	int use_replace;
 };
@@ -66,53 +67,67 @@ static enum deco_type deco_type_of(const char *refname)
 
 /* git's add_ref_decoration() restricted to our commit. */
 static void decorate_ref(const struct loader *ld, const char *refname,
-			 const git_oid *target)
+			 const struct ga_oid *target)
 {
 	git_object_t type;
 	size_t size;
-	git_oid cur = *target;
+	struct ga_oid cur = *target;
 	const char *rest;
 
 	if (ga_skip_prefix(refname, ld->replace_base, &rest)) {
-		git_oid orig;
+		struct ga_oid orig;
 
 		if (!ld->use_replace)
 			return;
-		if (oid_parse_hex(&orig, rest, NULL)) {
+		if (oid_parse_hex(&orig, ld->oid->algo, rest, NULL)) {
 			ga_warning("invalid replace ref %s", refname);
 			return;
 		}
-		if (git_oid_equal(&orig, ld->oid))
+		if (ga_oid_equal(&orig, ld->oid))
 			add_deco(ld->d, DECO_GRAFTED, "replaced");
 		return;
 	}
-	if (git_odb_read_header(&size, &type, ld->odb, target) < 0)
+	if (odb_read_header(&size, &type, ld->odb, target) < 0)
 		return;
-	if (git_oid_equal(target, ld->oid))
+	if (ga_oid_equal(target, ld->oid))
 		add_deco(ld->d, deco_type_of(refname), refname);
 	while (type == GIT_OBJECT_TAG) {
 		git_tag *tag = NULL;
+		git_oid id;
 
-		if (git_tag_lookup(&tag, ld->repo, &cur) < 0)
+		odb_oid_to_git(&id, &cur);
+		if (git_tag_lookup(&tag, ld->repo, &id) < 0)
 			break;
-		cur = *git_tag_target_id(tag);
+		odb_oid_from_git(&cur, git_tag_target_id(tag));
 		type = git_tag_target_type(tag);
 		git_tag_free(tag);
-		if (git_oid_equal(&cur, ld->oid))
+		if (ga_oid_equal(&cur, ld->oid))
 			add_deco(ld->d, DECO_TAG, refname);
 	}
 }
 
+/* The object `refname` points to, through libgit2's refs. */
+static int ref_to_id(struct ga_oid *out, git_repository *repo,
+		     const char *refname)
+{
+	git_oid id;
+	int error = git_reference_name_to_id(&id, repo, refname);
+
+	if (!error)
+		odb_oid_from_git(out, &id);
+	return error;
+}
+
 void decorations_load(struct decorations *d, git_repository *repo,
 		      git_odb *odb, const struct ga_config *cfg,
-		      const git_oid *oid, int grafted)
+		      const struct ga_oid *oid, int grafted)
 {
 	struct loader ld = { d, repo, odb, oid, NULL, 1 };
 	git_reference_iterator *it = NULL;
 	git_reference *ref = NULL;
 	struct ga_strvec names = GA_STRVEC_INIT;
 	const char *name;
-	git_oid id;
+	struct ga_oid id;
 	int flag;
 	size_t i;
 
@@ -136,16 +151,16 @@ void decorations_load(struct decorations *d, git_repository *repo,
 	ga_strvec_sort(&names);
 	for (i = 0; i < names.nr; i++) {
 		/* Broken refs (dangling, or no object) are skipped. */
-		if (git_reference_name_to_id(&id, repo, names.v[i]) < 0)
+		if (ref_to_id(&id, repo, names.v[i]) < 0)
 			continue;
-		if (!git_odb_exists(odb, &id))
+		if (!odb_exists(odb, &id))
 			continue;
 		decorate_ref(&ld, names.v[i], &id);
 	}
 	ga_strvec_clear(&names);
 
-	if (git_reference_name_to_id(&id, repo, "HEAD") == 0 &&
-	    git_odb_exists(odb, &id))
+	if (ref_to_id(&id, repo, "HEAD") == 0 &&
+	    odb_exists(odb, &id))
 		decorate_ref(&ld, "HEAD", &id);
 
 	/* Where a symbolic HEAD leads, for "HEAD -> branch". */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct ga_buf;
 struct ga_config;
@@ -30,7 +31,7 @@ struct decorations {
  */
 void decorations_load(struct decorations *d, git_repository *repo,
 		      git_odb *odb, const struct ga_config *cfg,
-		      const git_oid *oid, int grafted);
+		      const struct ga_oid *oid, int grafted);
 
 /*
  * Append them as git's format_decorations() does: newest first, each

@@ -10,6 +10,7 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "odb/odb.h"
 #include "pack-stream.h"
 
 #include <dirent.h>
@@ -30,17 +31,13 @@
 /* Abbreviations never grow past GIT_MAX_RAWSZ (object-name.c). */
 #define MAX_ABBREV 32
 
-int oid_parse_hex(git_oid *oid, const char *hex, const char **end)
+int oid_parse_hex(struct ga_oid *oid, enum ga_hash_algo algo,
+		  const char *hex, const char **end)
 {
-	int i;
-
-	for (i = 0; i < OID_HEXSZ; i++)
-		if (ga_hexval((unsigned char)hex[i]) < 0)
-			return -1;
-	if (git_oid_fromstrn(oid, hex, OID_HEXSZ) < 0)
+	if (ga_oid_from_hex(oid, algo, hex) < 0)
 		return -1;
 	if (end)
-		*end = hex + OID_HEXSZ;
+		*end = hex + ga_hash_hexsz(algo);
 	return 0;
 }
 
@@ -285,6 +282,7 @@ int abbrev_init(struct abbrev *a, git_repository *repo, git_odb *odb,
 	a->repo = repo;
 	a->odb = odb;
 	a->cfg = cfg;
+	a->hexsz = ga_hash_hexsz(odb_hash_algo(odb));
 	a->len = -1;
 	a->auto_len = 0;
 	if (config_get_string(&v, cfg, "core.abbrev") < 0)
@@ -298,14 +296,14 @@ int abbrev_init(struct abbrev *a, git_repository *repo, git_odb *odb,
 		return 0;
 	if (!*v || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
 	    !strcasecmp(v, "off")) {
-		a->len = OID_HEXSZ;
+		a->len = (int)a->hexsz;
 		return 0;
 	}
 	if (config_parse_int64(&n, "core.abbrev", v) < 0)
 		return GA_ERROR;
 	if (n > INT_MAX || n < INT_MIN)
 		return config_bad_number("core.abbrev", v, 1);
-	if (n < MIN_ABBREV || n > OID_HEXSZ) {
+	if (n < MIN_ABBREV || n > (int64_t)a->hexsz) {
 		ga_report(GA_REPORT_ERROR, "abbrev length out of range: %d",
 			  (int)n);
 		return ga_error_set("bad config variable 'core.abbrev'%s",
@@ -325,25 +323,24 @@ static unsigned msb(unsigned long v)
 }
 
 /* Does another object share the first `len` hex digits of oid? */
-static int prefix_taken(struct abbrev *a, const git_oid *oid, int len)
+static int prefix_taken(struct abbrev *a, const struct ga_oid *oid, int len)
 {
-	git_oid found;
-	int error = git_odb_exists_prefix(&found, a->odb, oid, (size_t)len);
+	struct ga_oid found;
+	int error = odb_exists_prefix(&found, a->odb, oid, (size_t)len);
 
 	if (error == GIT_EAMBIGUOUS)
 		return 1;
 	if (error == 0)
-		return !git_oid_equal(&found, oid);
+		return !ga_oid_equal(&found, oid);
 	return 0;
 }
 
-void abbrev_add(struct ga_buf *sb, struct abbrev *a, const git_oid *oid)
+void abbrev_add(struct ga_buf *sb, struct abbrev *a, const struct ga_oid *oid)
 {
-	char hex[OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	int len = a->len;
 
-	git_oid_fmt(hex, oid);
-	hex[OID_HEXSZ] = '\0';
+	ga_oid_fmt(hex, oid);
 	if (len < 0) {
 		if (!a->auto_len) {
 			int use_midx = 1;
@@ -363,7 +360,7 @@ void abbrev_add(struct ga_buf *sb, struct abbrev *a, const git_oid *oid)
 		}
 		len = a->auto_len;
 	}
-	if (len == OID_HEXSZ || !len) {
+	if (len == (int)a->hexsz || !len) {
 		ga_buf_puts(sb, hex);
 		return;
 	}

@@ -8,18 +8,18 @@
 #define GARCHIVE_OBJECT_NAME_H
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct ga_buf;
 struct ga_config;
 
-/* Hex digits of a SHA-1 object id, the only hash libgit2 1.5 reads. */
-#define OID_HEXSZ 40
 
 struct abbrev {
 	git_repository *repo;
 	git_odb *odb;
 	const struct ga_config *cfg;
-	int len;		/* digits: -1 for "auto", OID_HEXSZ for all */
+	size_t hexsz;		/* hex digits of a whole id of the odb */
+	int len;		/* digits: -1 for "auto", hexsz for all */
 	int auto_len;		/* "auto", once the objects were counted */
 };
 
@@ -33,12 +33,14 @@ int abbrev_init(struct abbrev *a, git_repository *repo, git_odb *odb,
 		const struct ga_config *cfg);
 
 /* Append the shortest unambiguous prefix of `oid`, at least a->len. */
-void abbrev_add(struct ga_buf *sb, struct abbrev *a, const git_oid *oid);
+void abbrev_add(struct ga_buf *sb, struct abbrev *a, const struct ga_oid *oid);
 
 /*
- * git's parse_oid_hex(): 40 hex digits at `hex` (either case).  Returns
- * 0 and, when `end` is not NULL, points it past them; -1 otherwise.
+ * git's parse_oid_hex(): a whole id of `algo` in hex at `hex` (either
+ * case).  Returns 0 and, when `end` is not NULL, points it past the
+ * digits; -1 otherwise.
  */
-int oid_parse_hex(git_oid *oid, const char *hex, const char **end);
+int oid_parse_hex(struct ga_oid *oid, enum ga_hash_algo algo,
+		  const char *hex, const char **end);
 
 #endif

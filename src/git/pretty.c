@@ -36,6 +36,7 @@
 #include <sys/ioctl.h>
 
 #include "libgit2.h"
+#include "odb/odb.h"
 
 /* git refuses widths and indents above this (pretty.c). */
 #define FORMATTING_LIMIT 16384
@@ -96,11 +97,14 @@ static size_t parent_count(struct pretty_commit *pc)
 	return git_commit_parentcount(pc->commit);
 }
 
-static const git_oid *parent_id(struct pretty_commit *pc, size_t i)
+static void parent_id(struct ga_oid *out, struct pretty_commit *pc,
+		      size_t i)
 {
 	if (pc->grafts.state != GRAFT_NONE)
-		return &pc->grafts.parents[i];
-	return git_commit_parent_id(pc->commit, (unsigned int)i);
+		ga_oid_cpy(out, &pc->grafts.parents[i]);
+	else
+		odb_oid_from_git(out, git_commit_parent_id(pc->commit,
+							   (unsigned int)i));
 }
 
 static void format_decorations(struct pretty_commit *pc, struct ga_buf *sb,
@@ -848,6 +852,7 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 	struct pretty_commit *pc = f->pc;
 	const char *arg;
 	size_t res, i, n;
+	struct ga_oid id;
 
 	if ((res = expand_literal(sb, ph)))
 		return res;
@@ -874,15 +879,15 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 		abbrev_add(sb, &pc->abbrev, &pc->oid);
 		return 1;
 	case 'T': {
-		char hex[OID_HEXSZ + 1];
+		char hex[GA_OID_MAX_HEXSZ + 1];
 
-		git_oid_tostr(hex, sizeof(hex), git_commit_tree_id(pc->commit));
-		ga_buf_puts(sb, hex);
+		odb_oid_from_git(&id, git_commit_tree_id(pc->commit));
+		ga_buf_puts(sb, ga_oid_fmt(hex, &id));
 		return 1;
 	}
 	case 't':
-		abbrev_add(sb, &pc->abbrev,
-			   git_commit_tree_id(pc->commit));
+		odb_oid_from_git(&id, git_commit_tree_id(pc->commit));
+		abbrev_add(sb, &pc->abbrev, &id);
 		return 1;
 	case 'P':
 	case 'p':
@@ -890,15 +895,13 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 		for (i = 0; i < n; i++) {
 			if (i)
 				ga_buf_putc(sb, ' ');
+			parent_id(&id, pc, i);
 			if (ph[0] == 'p') {
-				abbrev_add(sb, &pc->abbrev,
-					   parent_id(pc, i));
+				abbrev_add(sb, &pc->abbrev, &id);
 			} else {
-				char hex[OID_HEXSZ + 1];
+				char hex[GA_OID_MAX_HEXSZ + 1];
 
-				git_oid_tostr(hex, sizeof(hex),
-					      parent_id(pc, i));
-				ga_buf_puts(sb, hex);
+				ga_buf_puts(sb, ga_oid_fmt(hex, &id));
 			}
 		}
 		return 1;
@@ -1176,14 +1179,14 @@ int pretty_commit_init(struct pretty_commit *pc, git_repository *repo,
 	pc->repo = repo;
 	pc->commit = commit;
 	pc->cfg = cfg;
-	pc->oid = *git_commit_id(commit);
-	git_oid_tostr(pc->hex, sizeof(pc->hex), &pc->oid);
+	odb_oid_from_git(&pc->oid, git_commit_id(commit));
+	ga_oid_fmt(pc->hex, &pc->oid);
 	pc->describes_left = -1;
 	if (git_repository_odb(&pc->odb, repo) < 0)
 		return ga_error_from_git(NULL);
 	if ((error = abbrev_init(&pc->abbrev, repo, pc->odb, cfg)) < 0)
 		return error;
-	if (git_odb_read(&obj, pc->odb, &pc->oid) < 0)
+	if (odb_read(&obj, pc->odb, &pc->oid) < 0)
 		return ga_error_from_git(NULL);
 	/* git handles the commit as a C string. */
 	pc->raw = ga_xstrndup(git_odb_object_data(obj),

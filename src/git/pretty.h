@@ -21,6 +21,7 @@
 #include "mailmap.h"
 #include "object-name.h"
 #include "trailer.h"
+#include "odb/oid.h"
 
 struct ga_buf;
 struct ga_config;
@@ -30,8 +31,8 @@ struct pretty_commit {
 	const git_commit *commit;
 	const struct ga_config *cfg;
 	git_odb *odb;
-	git_oid oid;
-	char hex[OID_HEXSZ + 1];
+	struct ga_oid oid;
+	char hex[GA_OID_MAX_HEXSZ + 1];
 
 	/* %(describe) expansions left; -1 for no limit. */
 	int describes_left;

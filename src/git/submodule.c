@@ -19,13 +19,14 @@
 
 #include "libgit2.h"
 #include "sane-ctype.h"
+#include "odb/odb.h"
 
 /* A repository whose tree is archived: the top one or a submodule. */
 struct level {
 	git_repository *repo;
 	int owns_repo;
 	git_odb *odb;
-	git_oid tree_id;
+	struct ga_oid tree_id;
 	char *path;		/* in the superproject: "" or "a/sub/" */
 	int depth;		/* 0 for the top, 1 for its submodules... */
 
@@ -45,7 +46,7 @@ struct level {
 /* The answer for one gitlink, so that it is found (or warned) once. */
 struct answer {
 	char *path;		/* in the superproject */
-	git_oid commit;
+	struct ga_oid commit;
 	struct level *level;	/* NULL: not found (skip-missing) */
 };
 
@@ -219,9 +220,9 @@ static const char *module_name(struct level *l, const char *path)
 	if (!l->modules_read) {
 		l->modules_read = 1;
 		if (rawtree_lookup(&te, l->odb, &l->tree_id, ".gitmodules",
-				   GIT_OID_RAWSZ) == 0 &&
+				   ga_oid_rawsz(&l->tree_id)) == 0 &&
 		    (te.mode == 0100644 || te.mode == 0100755) &&
-		    git_odb_read(&blob, l->odb, &te.id) == 0)
+		    odb_read(&blob, l->odb, &te.id) == 0)
 			parse_gitmodules(l, git_odb_object_data(blob),
 					 git_odb_object_size(blob));
 		git_odb_object_free(blob);
@@ -247,7 +248,7 @@ static const char *module_name(struct level *l, const char *path)
 
 /* Open `dir` as a repository holding `commit`; NULL otherwise. */
 static git_repository *open_with_commit(const char *dir,
-					const git_oid *commit)
+					const struct ga_oid *commit)
 {
 	git_repository *repo = NULL;
 	git_odb *odb = NULL;
@@ -261,7 +262,7 @@ static git_repository *open_with_commit(const char *dir,
 		return NULL;
 	}
 	ok = git_repository_odb(&odb, repo) == 0 &&
-	     git_odb_read_header(&size, &type, odb, commit) == 0 &&
+	     odb_read_header(&size, &type, odb, commit) == 0 &&
 	     type == GIT_OBJECT_COMMIT;
 	git_odb_free(odb);
 	git_error_clear();
@@ -366,7 +367,7 @@ static int check_owner(struct submodules *s, struct level *l,
  * belongs to someone else is refused.
  */
 static int find_repo(git_repository **out, struct submodules *s,
-		     struct level *l, const char *path, const git_oid *commit)
+		     struct level *l, const char *path, const struct ga_oid *commit)
 {
 	const char *name = module_name(l, path);
 	const char *workdir = git_repository_workdir(l->repo);
@@ -395,26 +396,28 @@ static int find_repo(git_repository **out, struct submodules *s,
 }
 
 static struct level *new_level(struct submodules *s, git_repository *repo,
-			       const git_oid *commit, const char *full_path)
+			       const struct ga_oid *commit, const char *full_path)
 {
 	struct level *l = ga_xcalloc(1, sizeof(*l));
 	git_commit *c = NULL;
+	git_oid commit_id;
 	int error;
 
 	l->repo = repo;
 	l->owns_repo = 1;
 	l->path = ga_xstrfmt("%s/", full_path);
+	odb_oid_to_git(&commit_id, commit);
 	if (git_repository_odb(&l->odb, repo) < 0 ||
-	    git_commit_lookup(&c, repo, commit) < 0) {
+	    git_commit_lookup(&c, repo, &commit_id) < 0) {
 		error = ga_error_from_git(NULL);
 		goto fail;
 	}
-	git_oid_cpy(&l->tree_id, git_commit_tree_id(c));
+	odb_oid_from_git(&l->tree_id, git_commit_tree_id(c));
 	l->treeish.commit = c;
-	git_oid_cpy(&l->treeish.commit_id, commit);
-	git_oid_cpy(&l->treeish.tree_id, &l->tree_id);
-	git_oid_cpy(&l->treeish.root_tree_id, &l->tree_id);
-	l->treeish.hexsz = GIT_OID_HEXSZ;
+	ga_oid_cpy(&l->treeish.commit_id, commit);
+	ga_oid_cpy(&l->treeish.tree_id, &l->tree_id);
+	l->treeish.hexsz = ga_oid_hexsz(commit);
+	ga_oid_cpy(&l->treeish.root_tree_id, &l->tree_id);
 	if ((error = config_load(&l->config, repo, s->opts.config_overrides,
 				 s->opts.nr_config_overrides)) < 0)
 		goto fail;
@@ -438,31 +441,31 @@ fail:
 }
 
 static int find(struct walk_gitlink *out, void *level, const char *path,
-		const git_oid *commit, void *payload)
+		const struct ga_oid *commit, void *payload)
 {
 	struct submodules *s = payload;
 	struct level *l = level ? level : &s->top;
 	struct answer *a;
 	git_repository *repo;
 	char *full = ga_xstrfmt("%s%s", l->path, path);
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	size_t i;
 	int error;
 
 	for (i = 0; i < s->nr_answers; i++) {
 		a = &s->answers[i];
-		if (strcmp(a->path, full) || !git_oid_equal(&a->commit, commit))
+		if (strcmp(a->path, full) || !ga_oid_equal(&a->commit, commit))
 			continue;
 		free(full);
 		if (!a->level)
 			return GA_ENOTFOUND;
 		out->odb = a->level->odb;
-		git_oid_cpy(&out->tree_id, &a->level->tree_id);
+		ga_oid_cpy(&out->tree_id, &a->level->tree_id);
 		out->level = a->level;
 		return 0;
 	}
 
-	git_oid_tostr(hex, sizeof(hex), commit);
+	ga_oid_fmt(hex, commit);
 	if (l->depth >= SUBMODULE_MAX_DEPTH) {
 		error = ga_error_set("submodule '%s': more than %d levels of "
 				     "nested submodules", full,
@@ -477,7 +480,7 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 	GA_ALLOC_GROW(s->answers, s->nr_answers + 1, s->alloc_answers);
 	a = &s->answers[s->nr_answers++];
 	a->path = full;
-	git_oid_cpy(&a->commit, commit);
+	ga_oid_cpy(&a->commit, commit);
 	a->level = NULL;
 	if (!repo) {
 		if (!s->opts.skip_missing)
@@ -491,7 +494,7 @@ static int find(struct walk_gitlink *out, void *level, const char *path,
 		return GA_ERROR;
 	a->level->depth = l->depth + 1;
 	out->odb = a->level->odb;
-	git_oid_cpy(&out->tree_id, &a->level->tree_id);
+	ga_oid_cpy(&out->tree_id, &a->level->tree_id);
 	out->level = a->level;
 	return 0;
 }
@@ -550,7 +553,7 @@ void submodules_new(struct submodules **out,
 	s->opts = *opts;
 	s->top.repo = opts->repo;
 	s->top.path = ga_xstrdup("");
-	git_oid_cpy(&s->top.tree_id, opts->tree_id);
+	ga_oid_cpy(&s->top.tree_id, opts->tree_id);
 	if (git_repository_odb(&s->top.odb, opts->repo) < 0)
 		git_error_clear();
 	s->hooks.find = find;

@@ -25,13 +25,14 @@
 #include <stddef.h>
 
 #include <git2/types.h>
+#include "odb/oid.h"
 
 struct walk_options;
 struct walk_submodules;
 
 struct submodules_options {
 	git_repository *repo;		/* the superproject */
-	const git_oid *tree_id;		/* its archived tree */
+	const struct ga_oid *tree_id;		/* its archived tree */
 	/* -c overrides, for the submodules' configuration too. */
 	const char *const *config_overrides;
 	size_t nr_config_overrides;

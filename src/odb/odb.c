@@ -47,6 +47,72 @@ static void from_git_oid(struct ga_oid *out, const git_oid *id)
 	ga_oid_from_raw(out, GA_HASH_SHA1, id->id);
 }
 
+void odb_oid_from_git(struct ga_oid *out, const git_oid *id)
+{
+	from_git_oid(out, id);
+}
+
+void odb_oid_to_git(git_oid *out, const struct ga_oid *id)
+{
+	memcpy(out->id, id->id, GIT_OID_RAWSZ);
+}
+
+enum ga_hash_algo odb_hash_algo(git_odb *odb)
+{
+	(void)odb;
+	return GA_HASH_SHA1;
+}
+
+void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
+		     git_object_t type, const void *data, size_t len)
+{
+	git_oid id;
+
+	if (algo == GA_HASH_SHA1 && git_odb_hash(&id, data, len, type) == 0) {
+		from_git_oid(out, &id);
+		return;
+	}
+	ga_hash_object(out, algo, git_object_type2string(type), data, len);
+}
+
+int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
+{
+	git_oid gid;
+
+	odb_oid_to_git(&gid, id);
+	return git_odb_read(out, odb, &gid);
+}
+
+int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
+		    const struct ga_oid *id)
+{
+	git_oid gid;
+
+	odb_oid_to_git(&gid, id);
+	return git_odb_read_header(len, type, odb, &gid);
+}
+
+int odb_exists(git_odb *odb, const struct ga_oid *id)
+{
+	git_oid gid;
+
+	odb_oid_to_git(&gid, id);
+	return git_odb_exists(odb, &gid);
+}
+
+int odb_exists_prefix(struct ga_oid *out, git_odb *odb,
+		      const struct ga_oid *prefix, size_t len)
+{
+	git_oid gid, found;
+	int error;
+
+	odb_oid_to_git(&gid, prefix);
+	if ((error = git_odb_exists_prefix(&found, odb, &gid, len)) < 0)
+		return error;
+	from_git_oid(out, &found);
+	return 0;
+}
+
 /* A store's code as libgit2 wants it from a backend. */
 static int backend_code(int error)
 {
@@ -436,22 +502,20 @@ struct odb_stream {
 };
 
 int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,
-		    git_odb *odb, const git_oid *id)
+		    git_odb *odb, const struct ga_oid *id)
 {
 	size_t i, nr = git_odb_num_backends(odb);
 	struct ga_store_stream *st = NULL;
 	enum ga_obj_type t = GA_OBJ_NONE;
 	git_odb_backend *b;
-	struct ga_oid oid;
 	uint64_t len = 0;
 	int error = GIT_ENOTFOUND;
 
 	*out = NULL;
-	from_git_oid(&oid, id);
 	for (i = 0; i < nr; i++)
 		if (git_odb_get_backend(&b, odb, i) == 0 &&
 		    b->free == store_free) {
-			error = ga_store_stream_open(&st, store_of(b), &oid,
+			error = ga_store_stream_open(&st, store_of(b), id,
 						     &len, &t);
 			break;
 		}

@@ -15,7 +15,11 @@
 #ifndef GARCHIVE_ODB_H
 #define GARCHIVE_ODB_H
 
+#include <stddef.h>
+
 #include <git2/types.h>
+
+#include "odb/oid.h"
 
 /*
  * Open the object database in `objects_dir` with its alternates
@@ -61,10 +65,47 @@ const char *odb_shown(git_odb *odb);
  */
 struct odb_stream;
 int odb_stream_open(struct odb_stream **out, size_t *size, git_object_t *type,
-		    git_odb *odb, const git_oid *id);
+		    git_odb *odb, const struct ga_oid *id);
 int odb_stream_read(struct odb_stream *s, unsigned char *buf, size_t cap,
 		    size_t *nread);
 void odb_stream_free(struct odb_stream *s);
+
+/*
+ * Everything above the object store names objects by struct ga_oid,
+ * which knows its hash; libgit2's git_oid is SHA-1 only.  These are the
+ * one place where the two meet: the reads below take a ga_oid and hand
+ * libgit2 its own id, and odb_oid_from_git() takes an id libgit2 gives
+ * back (a SHA-1 one, as every object database libgit2 opens).
+ */
+void odb_oid_to_git(git_oid *out, const struct ga_oid *id);
+void odb_oid_from_git(struct ga_oid *out, const git_oid *id);
+
+/*
+ * The hash that names the objects of `odb`.  libgit2 opens SHA-1
+ * repositories only, so every database it holds is SHA-1's.
+ */
+enum ga_hash_algo odb_hash_algo(git_odb *odb);
+
+/*
+ * The id of an object of `type` with content `data`, named by `algo`:
+ * a SHA-1 through libgit2's hash (with git's collision detection, as
+ * git hashes), a SHA-256 through libcrypto.
+ */
+void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
+		     git_object_t type, const void *data, size_t len);
+
+/* git_odb_read(), git_odb_read_header(), git_odb_exists() by ga_oid. */
+int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
+int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
+		    const struct ga_oid *id);
+int odb_exists(git_odb *odb, const struct ga_oid *id);
+
+/*
+ * The one object whose id starts with the first `len` hex digits of
+ * `prefix`, as git_odb_exists_prefix().
+ */
+int odb_exists_prefix(struct ga_oid *out, git_odb *odb,
+		      const struct ga_oid *prefix, size_t len);
 
 /*
  * After a read through libgit2 failed with `code`: when the object is

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 size_t ga_hash_rawsz(enum ga_hash_algo algo)
@@ -38,6 +39,15 @@ const char *ga_hash_name(enum ga_hash_algo algo)
 	default:
 		return "unknown";
 	}
+}
+
+enum ga_hash_algo ga_hash_by_rawsz(size_t rawsz)
+{
+	if (rawsz == GA_OID_SHA1_RAWSZ)
+		return GA_HASH_SHA1;
+	if (rawsz == GA_OID_SHA256_RAWSZ)
+		return GA_HASH_SHA256;
+	return GA_HASH_UNKNOWN;
 }
 
 enum ga_hash_algo ga_hash_by_name(const char *name)
@@ -95,6 +105,25 @@ int ga_oid_from_hex(struct ga_oid *out, enum ga_hash_algo algo,
 	return 0;
 }
 
+int ga_oid_from_hex_prefix(struct ga_oid *out, enum ga_hash_algo algo,
+			   const char *hex, size_t len)
+{
+	unsigned char raw[GA_OID_MAX_RAWSZ] = { 0 };
+	size_t i;
+
+	if (!len || len > ga_hash_hexsz(algo))
+		return -1;
+	for (i = 0; i < len; i++) {
+		int v = ga_hexval((unsigned char)hex[i]);
+
+		if (v < 0)
+			return -1;
+		raw[i / 2] |= (unsigned char)(i % 2 ? v : v << 4);
+	}
+	ga_oid_from_raw(out, algo, raw);
+	return 0;
+}
+
 char *ga_oid_fmt(char out[GA_OID_MAX_HEXSZ + 1], const struct ga_oid *oid)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -126,9 +155,15 @@ int ga_oid_equal(const struct ga_oid *a, const struct ga_oid *b)
  */
 void ga_hash_init(struct ga_hash_ctx *ctx, enum ga_hash_algo algo)
 {
-	const EVP_MD *md = algo == GA_HASH_SHA256 ? EVP_sha256() :
-			   algo == GA_HASH_SHA1 ? EVP_sha1() : NULL;
+	const EVP_MD *md;
 
+	/*
+	 * The first use of libcrypto would read openssl.cnf: nothing in it
+	 * concerns a digest, and a run that hashes should not depend on it.
+	 */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	md = algo == GA_HASH_SHA256 ? EVP_sha256() :
+	     algo == GA_HASH_SHA1 ? EVP_sha1() : NULL;
 	if (!md)
 		GA_BUG("hash of an unknown algorithm");
 	if (!ctx->md_ctx && !(ctx->md_ctx = EVP_MD_CTX_new()))

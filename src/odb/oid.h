@@ -38,6 +38,9 @@ struct ga_oid {
 size_t ga_hash_rawsz(enum ga_hash_algo algo);
 size_t ga_hash_hexsz(enum ga_hash_algo algo);
 
+/* The hash whose ids are `rawsz` bytes, or GA_HASH_UNKNOWN. */
+enum ga_hash_algo ga_hash_by_rawsz(size_t rawsz);
+
 /* git's name of the hash ("sha1", "sha256"), as extensions.objectFormat. */
 const char *ga_hash_name(enum ga_hash_algo algo);
 /* The hash named `name` (case-insensitive, as git), or GA_HASH_UNKNOWN. */
@@ -70,6 +73,14 @@ int ga_oid_from_hex(struct ga_oid *out, enum ga_hash_algo algo,
 		    const char *hex);
 
 /*
+ * The first `len` hex digits at `hex` (1 to ga_hash_hexsz(algo), either
+ * case), the rest of the id zero: the prefix of an abbreviated id.
+ * Returns 0, or -1 when a digit is not hex or `len` is out of range.
+ */
+int ga_oid_from_hex_prefix(struct ga_oid *out, enum ga_hash_algo algo,
+			   const char *hex, size_t len);
+
+/*
  * Lower-case hex of `oid`, NUL-terminated, into `out` (room for
  * GA_OID_MAX_HEXSZ + 1); returns `out`, so that it can be an argument
  * of printf.
@@ -82,6 +93,11 @@ char *ga_oid_fmt(char out[GA_OID_MAX_HEXSZ + 1], const struct ga_oid *oid);
  */
 int ga_oid_cmp(const struct ga_oid *a, const struct ga_oid *b);
 int ga_oid_equal(const struct ga_oid *a, const struct ga_oid *b);
+
+static inline void ga_oid_cpy(struct ga_oid *out, const struct ga_oid *src)
+{
+	*out = *src;
+}
 
 /* An incremental hash of `algo`, through libcrypto's EVP interface. */
 struct ga_hash_ctx {

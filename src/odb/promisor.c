@@ -6,6 +6,7 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "odb.h"
 #include "run-command.h"
 
 #include <dirent.h>
@@ -282,11 +283,12 @@ static int note_missing(const char *root, const git_tree_entry *entry,
 }
 
 int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
-			   const git_oid *tree_id)
+			   const struct ga_oid *tree_oid)
 {
 	struct promisors p = { 0 };
 	struct missing m = { 0 };
 	git_tree *tree = NULL;
+	git_oid tree_id;
 	size_t nr;
 	int error;
 
@@ -296,8 +298,9 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
 	promisors_release(&p);
 	if (error < 0 || !nr)
 		return error;
+	odb_oid_to_git(&tree_id, tree_oid);
 	if (git_repository_odb(&m.odb, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, tree_id) < 0) {
+	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
 		/* The walk meets the same and says it as git does. */
 		git_error_clear();
 		git_odb_free(m.odb);

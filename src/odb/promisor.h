@@ -16,6 +16,8 @@
 
 #include <git2/types.h>
 
+#include "odb/oid.h"
+
 struct ga_config;
 
 /*
@@ -28,7 +30,7 @@ struct ga_config;
  * fork off fetch subprocess".
  */
 int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
-			   const git_oid *tree_id);
+			   const struct ga_oid *tree_id);
 
 /*
  * Fetch the objects `ids` that `repo` lacks from its promisor remotes,

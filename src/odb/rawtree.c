@@ -67,21 +67,18 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it)
 	out->name_len = (size_t)(nul - p);
 	out->raw_mode = mode;
 	out->mode = rawtree_canon_mode(mode);
-	memset(&out->id, 0, sizeof(out->id));
-	memcpy(out->id.id, nul + 1,
-	       it->hashsz < sizeof(out->id.id) ? it->hashsz
-					       : sizeof(out->id.id));
+	ga_oid_from_raw(&out->id, ga_hash_by_rawsz(it->hashsz), nul + 1);
 	it->p += used;
 	it->left -= used;
 	return 0;
 }
 
-int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id)
+int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
 {
 	int error;
 
 	*out = NULL;
-	if ((error = git_odb_read(out, odb, id)) < 0) {
+	if ((error = odb_read(out, odb, id)) < 0) {
 		if (odb_corrupt_error(error) < 0)
 			return GA_ECORRUPT;
 		git_error_clear();
@@ -134,13 +131,13 @@ static int find_entry(struct rawtree_entry *out, const char **rest,
 }
 
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
-		   const git_oid *root, const char *path, size_t hashsz)
+		   const struct ga_oid *root, const char *path, size_t hashsz)
 {
 	git_odb_object *obj = NULL;
-	git_oid id;
+	struct ga_oid id;
 	int error;
 
-	git_oid_cpy(&id, root);
+	ga_oid_cpy(&id, root);
 	for (;;) {
 		const char *rest;
 
@@ -154,7 +151,7 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		out->name = NULL;
 		if (!*rest)
 			return 0;
-		git_oid_cpy(&id, &out->id);
+		ga_oid_cpy(&id, &out->id);
 		path = rest;
 	}
 }
@@ -162,7 +159,7 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 /* Depth limit of the count: the walk refuses deeper trees anyway. */
 #define RAWTREE_COUNT_DEPTH 4096
 
-static int count_tree(uint64_t *n, git_odb *odb, const git_oid *id,
+static int count_tree(uint64_t *n, git_odb *odb, const struct ga_oid *id,
 		      size_t hashsz, int depth)
 {
 	git_odb_object *obj = NULL;
@@ -185,7 +182,7 @@ static int count_tree(uint64_t *n, git_odb *odb, const git_oid *id,
 	return error == GA_ITEROVER ? 0 : error;
 }
 
-int rawtree_count(uint64_t *out, git_odb *odb, const git_oid *root,
+int rawtree_count(uint64_t *out, git_odb *odb, const struct ga_oid *root,
 		  size_t hashsz)
 {
 	*out = 0;

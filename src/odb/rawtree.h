@@ -14,15 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <git2/oid.h>
 #include <git2/types.h>
+
+#include "odb/oid.h"
 
 struct rawtree_entry {
 	const char *name;	/* NUL-terminated inside the tree data */
 	size_t name_len;
 	uint32_t mode;		/* canonical, as git's canon_mode() */
 	uint32_t raw_mode;	/* as written in the tree */
-	git_oid id;
+	struct ga_oid id;
 };
 
 struct rawtree_iter {
@@ -50,7 +51,7 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it);
  * odb.h), or GA_ENOTFOUND when it is missing or not a tree (the caller
  * words the error, which differs from place to place in git).
  */
-int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
+int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
 
 /*
  * Find the entry at `path` ("a/b/c", or "a/b/" for a directory) below
@@ -59,7 +60,7 @@ int rawtree_read(git_odb_object **out, git_odb *odb, const git_oid *id);
  * GA_ERROR for a malformed one.
  */
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
-		   const git_oid *root, const char *path, size_t hashsz);
+		   const struct ga_oid *root, const char *path, size_t hashsz);
 
 /*
  * Count the entries other than trees (files, symbolic links, gitlinks)
@@ -67,7 +68,7 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
  * GA_ENOTFOUND / GA_ERROR for a tree that cannot be read or parsed (the
  * count is then unknown; the walk reports the error in its own words).
  */
-int rawtree_count(uint64_t *out, git_odb *odb, const git_oid *root,
+int rawtree_count(uint64_t *out, git_odb *odb, const struct ga_oid *root,
 		  size_t hashsz);
 
 #endif

@@ -200,11 +200,11 @@ static void describe_file(const struct verify *v, FILE *out)
 static void describe_treeish(const struct verify *v, FILE *out)
 {
 	const struct verify_plan *p = v->plan;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	struct ga_buf paths = GA_BUF_INIT;
 	size_t i;
 
-	git_oid_tostr(hex, sizeof(hex), p->tree_id);
+	ga_oid_fmt(hex, p->tree_id);
 	if (p->commit_hex && !v->opts->treeish)
 		line(out, "tree-ish:", "commit %s (recorded in the archive)",
 		     p->commit_hex);

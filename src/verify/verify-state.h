@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "libgit2.h"
+#include "odb/oid.h"
 
 /* Granularity of the early comparison of the two tars. */
 #define VERIFY_CHUNK		((size_t)1 << 20)
@@ -136,7 +137,7 @@ struct verify {
 	/* The plan, copied: main's lives on its stack. */
 	struct verify_plan plan_copy;
 	const struct verify_plan *plan;
-	git_oid tree_id;
+	struct ga_oid tree_id;
 	char *treeish_name, *commit_hex;
 	char *prefix;
 	int prefix_found;

@@ -455,7 +455,7 @@ static int find_prefix(struct verify *v, const struct verify_plan *plan)
 		return ga_error_from_git(NULL);
 	}
 	error = rawtree_lookup(&te, odb, plan->tree_id, name,
-			       GIT_OID_RAWSZ);
+			       ga_oid_rawsz(plan->tree_id));
 	git_odb_free(odb);
 	free(name);
 	if (error == GA_ENOTFOUND) {
@@ -497,7 +497,7 @@ int verify_prepare(struct verify *v, const struct verify_plan *plan,
 	int error;
 
 	v->plan_copy = *plan;
-	git_oid_cpy(&v->tree_id, plan->tree_id);
+	ga_oid_cpy(&v->tree_id, plan->tree_id);
 	v->treeish_name = ga_xstrdup(plan->treeish_name);
 	v->commit_hex = plan->commit_hex ? ga_xstrdup(plan->commit_hex)
 					 : NULL;
