@@ -154,4 +154,22 @@ test_expect_success 'a --mtime garchive cannot read is an error' '
 	grep "^fatal: invalid --mtime value" err
 '
 
+test_expect_success 'the time of odd commits is read as git reads it' '
+	cd repo &&
+	tree=$(git rev-parse HEAD^{tree}) &&
+	printf "tree %s\ncommitter C <c> 1234567890 +0000\n\nno author\n" \
+		$tree >no-author &&
+	printf "tree %s\nauthor A <a> 5 +0000\ncommitter C <c> 77x +0000\n\nx\n" \
+		$tree >trailing &&
+	printf "tree %s\nauthor A <a> 5 +0000\ncommitter C <c>\n\nx\n" \
+		$tree >no-date &&
+	for f in no-author trailing no-date
+	do
+		c=$(git hash-object --literally -t commit -w $f) &&
+		git archive $c >expect.tar &&
+		garchive $c >actual.tar &&
+		cmp expect.tar actual.tar || return 1
+	done
+'
+
 test_done

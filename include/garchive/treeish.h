@@ -12,6 +12,8 @@
 #include <git2/types.h>
 #include "odb/oid.h"
 
+struct ga_commit;
+
 struct treeish {
 	struct ga_oid tree_id;	/* the archived tree */
 	/*
@@ -25,7 +27,7 @@ struct treeish {
 	 * write an archive without entries; 2.39 failed).
 	 */
 	int no_subtree;
-	git_commit *commit;	/* NULL when a tree was named (owned) */
+	struct ga_commit *commit; /* NULL when a tree was named (owned) */
 	struct ga_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */
 	char *refname;		/* full ref name found by DWIM, or NULL */

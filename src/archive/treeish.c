@@ -1426,16 +1426,6 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 	return 0;
 }
 
-/* libgit2's commit object of out->commit_id, for its time and fields. */
-static int lookup_commit(struct treeish *out, git_repository *repo)
-{
-	git_oid id;
-
-	odb_oid_to_git(&id, &out->commit_id);
-	if (git_commit_lookup(&out->commit, repo, &id) < 0)
-		return ga_error_from_git(NULL);
-	return 0;
-}
 
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
@@ -1490,10 +1480,11 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		goto done;
 	}
 	/* Its time and, for export-subst, its fields. */
-	if (has_commit && (error = lookup_commit(out, repo)) < 0)
+	if (has_commit &&
+	    (error = ga_commit_read(&out->commit, rs.odb, &out->commit_id)) < 0)
 		goto done;
 	/* A commit gives its committer time; a tree, the current time. */
-	out->mtime = out->commit ? git_commit_time(out->commit)
+	out->mtime = out->commit ? out->commit->time
 				 : (int64_t)time(NULL);
 	if (!out->commit && !opts->mtime && opts->source_date_epoch &&
 	    *opts->source_date_epoch &&
@@ -1558,7 +1549,7 @@ void treeish_release(struct treeish *t)
 {
 	if (!t)
 		return;
-	git_commit_free(t->commit);
+	ga_commit_free(t->commit);
 	free(t->refname);
 	memset(t, 0, sizeof(*t));
 }
