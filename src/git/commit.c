@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2/errors.h>
 #include <git2/odb.h>
 #include <git2/repository.h>
 
@@ -151,6 +152,92 @@ char *commit_header(const char *msg, const char *key)
 		line = *eol ? eol + 1 : NULL;
 	}
 	return NULL;
+}
+
+/* "tagger ... <email> ...\n" at *p: *p past it, or -1. */
+static int tagger_line(const char **p, const char *end)
+{
+	const char *q = *p, *eol, *lt, *gt;
+
+	if (end - q < 7 || memcmp(q, "tagger ", 7) ||
+	    !(eol = memchr(q, '\n', (size_t)(end - q))))
+		return -1;
+	lt = memrchr(q, '<', (size_t)(eol - q));
+	gt = memrchr(q, '>', (size_t)(eol - q));
+	if (!lt || !gt || lt > gt)
+		return -1;
+	*p = eol + 1;
+	return 0;
+}
+
+int ga_tag_target(struct ga_oid *target, git_object_t *type,
+		  enum ga_hash_algo algo, const char *data, size_t size)
+{
+	static const char *const names[] = { "commit", "tree", "blob", "tag" };
+	static const git_object_t types[] = {
+		GIT_OBJECT_COMMIT, GIT_OBJECT_TREE, GIT_OBJECT_BLOB,
+		GIT_OBJECT_TAG
+	};
+	const char *p = data, *end = data + size, *nl;
+	size_t i, len;
+
+	if (id_line(target, &p, end, "object ", algo) < 0 || end - p <= 5 ||
+	    memcmp(p, "type ", 5))
+		return -1;
+	p += 5;
+	for (i = 0; i < 4; i++) {
+		len = strlen(names[i]);
+		if ((size_t)(end - p) <= len)
+			return -1;
+		if (!memcmp(p, names[i], len))
+			break;
+	}
+	if (i == 4 || p[len] != '\n')
+		return -1;
+	*type = types[i];
+	p += len + 1;
+	if (end - p <= 4 || memcmp(p, "tag ", 4) ||
+	    !(nl = memchr(p + 4, '\n', (size_t)(end - p - 4))))
+		return -1;
+	p = nl + 1;
+	if (p < end && *p != '\n' && tagger_line(&p, end) < 0)
+		return -1;
+	if (p < end && *p != '\n' && !memmem(p, (size_t)(end - p), "\n\n", 2))
+		return -1;
+	return 0;
+}
+
+int ga_peel_tags(struct ga_oid *out, git_odb *odb, const struct ga_oid *id)
+{
+	git_object_t want = GIT_OBJECT_ANY;
+	struct ga_oid cur = *id;
+
+	for (;;) {
+		git_odb_object *obj = NULL;
+		git_object_t type;
+		int error;
+
+		if (odb_read(&obj, odb, &cur) < 0) {
+			git_error_clear();
+			return -1;
+		}
+		type = git_odb_object_type(obj);
+		if (want != GIT_OBJECT_ANY && type != want) {
+			git_odb_object_free(obj);
+			return -1;
+		}
+		if (type != GIT_OBJECT_TAG) {
+			git_odb_object_free(obj);
+			ga_oid_cpy(out, &cur);
+			return 0;
+		}
+		error = ga_tag_target(&cur, &want, id->algo,
+				      git_odb_object_data(obj),
+				      git_odb_object_size(obj));
+		git_odb_object_free(obj);
+		if (error < 0)
+			return -1;
+	}
 }
 
 /*

@@ -48,6 +48,24 @@ int ga_commit_read(struct ga_commit **out, git_odb *odb,
 void ga_commit_free(struct ga_commit *c);
 
 /*
+ * The target of the tag object `data` (`size` bytes, ids of `algo`): its
+ * id and declared type.  A tag is taken as libgit2 1.5 took it, so that
+ * what was usable stays so: "object", "type" and "tag" lines, a tagger
+ * line (if any) with an e-mail in <>, and a blank line before a message.
+ * Returns 0, or -1 for a malformed tag (no message set).
+ */
+int ga_tag_target(struct ga_oid *target, git_object_t *type,
+		  enum ga_hash_algo algo, const char *data, size_t size);
+
+/*
+ * What `id` peels to through tags, each tag's target read and checked
+ * against the type the tag declares.  Returns 0 with *out (the id itself
+ * for an object that is no tag), or -1 when an object cannot be read or
+ * a tag is malformed (no message set).
+ */
+int ga_peel_tags(struct ga_oid *out, git_odb *odb, const struct ga_oid *id);
+
+/*
  * The value of the first header `key` of the raw commit `msg` (a C
  * string), malloc'd, or NULL when it has none.
  */

@@ -7,6 +7,7 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "commit.h"
 #include "object-name.h"
 
 #include <stdint.h>
@@ -92,15 +93,21 @@ static void decorate_ref(const struct loader *ld, const char *refname,
 	if (ga_oid_equal(target, ld->oid))
 		add_deco(ld->d, deco_type_of(refname), refname);
 	while (type == GIT_OBJECT_TAG) {
-		git_tag *tag = NULL;
-		git_oid id;
+		git_odb_object *obj = NULL;
+		int bad;
 
-		odb_oid_to_git(&id, &cur);
-		if (git_tag_lookup(&tag, ld->repo, &id) < 0)
+		if (odb_read(&obj, ld->odb, &cur) < 0) {
+			git_error_clear();
 			break;
-		odb_oid_from_git(&cur, git_tag_target_id(tag));
-		type = git_tag_target_type(tag);
-		git_tag_free(tag);
+		}
+		/* The type the tag declares; its target is not read. */
+		bad = git_odb_object_type(obj) != GIT_OBJECT_TAG ||
+		      ga_tag_target(&cur, &type, ld->oid->algo,
+				    git_odb_object_data(obj),
+				    git_odb_object_size(obj)) < 0;
+		git_odb_object_free(obj);
+		if (bad)
+			break;
 		if (ga_oid_equal(&cur, ld->oid))
 			add_deco(ld->d, DECO_TAG, refname);
 	}
