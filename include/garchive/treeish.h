@@ -79,6 +79,15 @@ int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix);
 
 /*
+ * git's get_oid(): the object `name` names ("HEAD:.mailmap", a blob's
+ * id...), as the tree-ish is resolved but without peeling it.  Returns
+ * 0, GA_ENOTFOUND (git's error lines, such as an ambiguous
+ * abbreviation's, already reported), or another error.
+ */
+int treeish_get_oid(struct ga_oid *out, git_repository *repo,
+		    const char *name);
+
+/*
  * Parse a --mtime value into seconds since the epoch.  Returns 0 or
  * GA_ERROR.  `now` is the time relative dates count from.
  */

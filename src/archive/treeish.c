@@ -1545,6 +1545,27 @@ done:
 	return error;
 }
 
+int treeish_get_oid(struct ga_oid *out, git_repository *repo,
+		    const char *name)
+{
+	struct treeish_options opts = { 0 };
+	struct resolver rs = { 0 };
+	int error;
+
+	opts.name = name;
+	rs.repo = repo;
+	rs.opts = &opts;
+	if (git_repository_odb(&rs.odb, repo) < 0) {
+		error = ga_error_from_git(NULL);
+		goto done;
+	}
+	rs.algo = odb_hash_algo(rs.odb);
+	error = get_oid(out, &rs, name);
+done:
+	resolver_release(&rs);
+	return error;
+}
+
 void treeish_release(struct treeish *t)
 {
 	if (!t)
