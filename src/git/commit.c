@@ -24,7 +24,7 @@
  * "<key> <hex>\n" at *p (before end): the id into *out and *p past the
  * line, or -1 with *p unmoved.
  */
-static void ga_commit_free_fields(struct ga_commit *c)
+void ga_commit_release(struct ga_commit *c)
 {
 	free(c->parents);
 	free(c->raw);
@@ -89,7 +89,7 @@ int ga_commit_parse(struct ga_commit *out, const struct ga_oid *id,
 	p = out->raw;
 	end = p + size;
 	if (id_line(&out->tree_id, &p, end, "tree ", id->algo) < 0) {
-		ga_commit_free_fields(out);
+		ga_commit_release(out);
 		return ga_error_set("failed to parse bad commit object");
 	}
 	while (!id_line(&parent, &p, end, "parent ", id->algo)) {
@@ -131,7 +131,7 @@ void ga_commit_free(struct ga_commit *c)
 {
 	if (!c)
 		return;
-	ga_commit_free_fields(c);
+	ga_commit_release(c);
 	free(c);
 }
 

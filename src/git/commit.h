@@ -46,6 +46,8 @@ int ga_commit_parse(struct ga_commit *out, const struct ga_oid *id,
 int ga_commit_read(struct ga_commit **out, git_odb *odb,
 		   const struct ga_oid *id);
 void ga_commit_free(struct ga_commit *c);
+/* Free what ga_commit_parse() filled in, not `c` itself. */
+void ga_commit_release(struct ga_commit *c);
 
 /*
  * The target of the tag object `data` (`size` bytes, ids of `algo`): its
