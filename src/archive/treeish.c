@@ -496,13 +496,31 @@ static int get_nth_ancestor(struct ga_oid *out, struct resolver *rs,
 	return 0;
 }
 
+/*
+ * libgit2 reads only SHA-1 objects and its index: the forms still left
+ * to it are an error in a repository of another hash, not a wrong answer.
+ */
+static int sha1_only(const struct resolver *rs, const char *name, size_t len)
+{
+	if (rs->algo == GA_HASH_SHA1)
+		return 0;
+	return ga_error_set("garchive cannot resolve '%.*s' in a %s "
+			    "repository yet", (int)len, name,
+			    ga_hash_name(rs->algo));
+}
+
 /* libgit2's revparse for what only it reads: reflogs, :/text and such. */
 static int revparse(struct ga_oid *out, struct resolver *rs, const char *name,
 		    size_t len)
 {
-	char *spec = ga_xstrndup(name, len);
+	char *spec;
 	git_object *obj = NULL;
-	int error = git_revparse_single(&obj, rs->repo, spec);
+	int error;
+
+	if ((error = sha1_only(rs, name, len)) < 0)
+		return error;
+	spec = ga_xstrndup(name, len);
+	error = git_revparse_single(&obj, rs->repo, spec);
 
 	free(spec);
 	if (error == GA_ECORRUPT)
@@ -1276,6 +1294,7 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 {
 	const git_index_entry *e;
 	git_index *index = NULL;
+	const char *spec = name;
 	char *path = NULL;
 	int stage = 0, error;
 
@@ -1288,6 +1307,10 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	}
 	if ((error = tree_path(&path, rs, name)) < 0)
 		return error;
+	if ((error = sha1_only(rs, spec, strlen(spec))) < 0) {
+		free(path);
+		return error;
+	}
 	if (git_repository_index(&index, rs->repo) < 0 ||
 	    !(e = git_index_get_bypath(index, path, stage)))
 		error = not_usable();
