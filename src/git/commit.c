@@ -1,7 +1,8 @@
 /*
- * commit.c: git's commit.c for archives and pretty formats: a commit
- * object read and parsed (struct ga_commit, for SHA-1 and SHA-256),
- * find_commit_header(), and the parents git reports for a commit under grafts (read_graft_file,
+ * commit.c: git's commit.c for archives and pretty formats: commit and
+ * tag objects read over odb_read and parsed for either hash (struct
+ * ga_commit, ga_tag_target), find_commit_header(), and the parents git
+ * reports for a commit under grafts (read_graft_file,
  * lookup_commit_graft) and a shallow file (shallow.c), which libgit2
  * 1.5 ignores.
  */
@@ -20,10 +21,6 @@
 #include <git2/odb.h>
 #include <git2/repository.h>
 
-/*
- * "<key> <hex>\n" at *p (before end): the id into *out and *p past the
- * line, or -1 with *p unmoved.
- */
 void ga_commit_release(struct ga_commit *c)
 {
 	free(c->parents);
@@ -31,6 +28,10 @@ void ga_commit_release(struct ga_commit *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * "<key> <hex>\n" at *p (before end): the id into *out and *p past the
+ * line, or -1 with *p unmoved.
+ */
 static int id_line(struct ga_oid *out, const char **p, const char *end,
 		   const char *key, enum ga_hash_algo algo)
 {
