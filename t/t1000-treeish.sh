@@ -172,4 +172,31 @@ test_expect_success 'the time of odd commits is read as git reads it' '
 	done
 '
 
+test_expect_success 'export-subst %d: symbolic, dangling, packed refs as git' '
+	git init -q deco &&
+	cd deco &&
+	echo "\$Format:%d|%D\$" >f &&
+	echo "f export-subst" >.gitattributes &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	git tag light &&
+	git tag -a -m ann ann &&
+	git -c advice.nestedTag=false tag -a -m nested nested ann &&
+	git update-ref refs/remotes/origin/main HEAD &&
+	git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main &&
+	git symbolic-ref refs/heads/dangle refs/heads/nowhere &&
+	git branch other &&
+	test_same_as_git HEAD &&
+	tar xOf actual.out f >deco &&
+	grep "HEAD -> " deco &&
+	grep "tag: nested" deco &&
+	git pack-refs --all &&
+	test_same_as_git HEAD &&
+	git symbolic-ref HEAD refs/heads/other &&
+	test_same_as_git HEAD &&
+	git checkout -q --detach &&
+	test_same_as_git HEAD
+'
+
 test_done
