@@ -1113,9 +1113,16 @@ static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *na
 		return reflog_nth(out, rs, name, at, nth);
 	if ((error = nth_prior_checkout(out, rs, name, len)))
 		return error < 0 ? error : 0;
-	if (memmem(name, len, "@{", 2) && refs_are_reftable(rs) &&
+	/*
+	 * libgit2 reads neither reftable reflogs nor SHA-256 ids: there,
+	 * "@{<date>}" and "@" are read from garchive's ref store.
+	 */
+	if (memmem(name, len, "@{", 2) &&
+	    (refs_are_reftable(rs) || rs->algo != GA_HASH_SHA1) &&
 	    (error = reflog_at_date(out, rs, name, len)) != 1)
 		return error;
+	if (len == 1 && name[0] == '@' && rs->algo != GA_HASH_SHA1)
+		return get_oid_basic(out, rs, "HEAD", 4);
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
 	if ((refname = dwim_ref(out, &found, rs, name, len))) {
