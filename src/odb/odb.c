@@ -75,12 +75,46 @@ void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
 	ga_hash_object(out, algo, git_object_type2string(type), data, len);
 }
 
-int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
-{
-	git_oid gid;
+struct odb_object {
+	git_odb_object *git;		/* libgit2's object, which owns the data */
+};
 
+const void *odb_object_data(const struct odb_object *obj)
+{
+	return git_odb_object_data(obj->git);
+}
+
+size_t odb_object_size(const struct odb_object *obj)
+{
+	return git_odb_object_size(obj->git);
+}
+
+git_object_t odb_object_type(const struct odb_object *obj)
+{
+	return git_odb_object_type(obj->git);
+}
+
+void odb_object_free(struct odb_object *obj)
+{
+	if (!obj)
+		return;
+	git_odb_object_free(obj->git);
+	free(obj);
+}
+
+int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id)
+{
+	git_odb_object *gobj;
+	git_oid gid;
+	int error;
+
+	*out = NULL;
 	odb_oid_to_git(&gid, id);
-	return git_odb_read(out, odb, &gid);
+	if ((error = git_odb_read(&gobj, odb, &gid)) < 0)
+		return error;
+	*out = ga_xcalloc(1, sizeof(**out));
+	(*out)->git = gobj;
+	return 0;
 }
 
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,

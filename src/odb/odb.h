@@ -94,8 +94,21 @@ enum ga_hash_algo odb_hash_algo(git_odb *odb);
 void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
 		     git_object_t type, const void *data, size_t len);
 
+/*
+ * An object read whole.  garchive's own type rather than libgit2's
+ * git_odb_object, which only libgit2 can make and which only holds
+ * SHA-1 objects; for a SHA-1 database it wraps libgit2's, so that
+ * libgit2's object cache and a partial clone's lazy fetch serve it as
+ * before.  The data is followed by a NUL byte.
+ */
+struct odb_object;
+const void *odb_object_data(const struct odb_object *obj);
+size_t odb_object_size(const struct odb_object *obj);
+git_object_t odb_object_type(const struct odb_object *obj);
+void odb_object_free(struct odb_object *obj);
+
 /* git_odb_read(), git_odb_read_header(), git_odb_exists() by ga_oid. */
-int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
+int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id);
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 		    const struct ga_oid *id);
 int odb_exists(git_odb *odb, const struct ga_oid *id);
