@@ -730,7 +730,8 @@ static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
 	ga_buf_puts(&path, "objects");
 	for (i = 0; i <= nr; i++)
 		ga_buf_puts(&path, "/.");
-	error = odb_open(out, path.ptr, odb_shown(odb), 0);
+	error = odb_open(out, path.ptr, odb_shown(odb), 0,
+			 odb_hash_algo(odb));
 	ga_buf_release(&path);
 	return error;
 }
