@@ -179,6 +179,12 @@ static int store_read_object(struct odb_object **out, struct ga_store *store,
 	struct odb_object *obj = ga_xcalloc(1, sizeof(*obj));
 	int error = ga_store_read(store, id, &a, &obj->data, &obj->size, &t);
 
+	/* As libgit2 after a miss (and git): look for new packs, once. */
+	if (error == GA_ENOTFOUND) {
+		ga_store_refresh(store);
+		error = ga_store_read(store, id, &a, &obj->data, &obj->size,
+				      &t);
+	}
 	if (error < 0) {
 		free(obj);
 		return store_code(error, "no match for id", id,
@@ -217,6 +223,10 @@ int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 
 	if (store) {
 		error = ga_store_read_header(store, id, len, &t);
+		if (error == GA_ENOTFOUND) {
+			ga_store_refresh(store);
+			error = ga_store_read_header(store, id, len, &t);
+		}
 		*type = (git_object_t)t;
 		return store_code(error, "no match for id", id,
 				  ga_oid_hexsz(id));
@@ -230,8 +240,12 @@ int odb_exists(git_odb *odb, const struct ga_oid *id)
 	struct ga_store *store = sha256_store(odb);
 	git_oid gid;
 
-	if (store)
+	if (store) {
+		if (ga_store_exists(store, id))
+			return 1;
+		ga_store_refresh(store);
 		return ga_store_exists(store, id);
+	}
 	odb_oid_to_git(&gid, id);
 	return git_odb_exists(odb, &gid);
 }
@@ -245,6 +259,7 @@ static int store_exists_prefix_sha256(struct ga_oid *out,
 				      const struct ga_oid *prefix, size_t len)
 {
 	size_t hexsz = ga_oid_hexsz(prefix);
+	int error;
 
 	if (len < GIT_OID_MINPREFIXLEN) {
 		git_error_set_str(GIT_ERROR_ODB, "ambiguous OID prefix - "
@@ -252,15 +267,22 @@ static int store_exists_prefix_sha256(struct ga_oid *out,
 		return GIT_EAMBIGUOUS;
 	}
 	if (len >= hexsz) {
-		if (!ga_store_exists(store, prefix))
-			return store_code(GA_ENOTFOUND,
-					  "no match for id prefix", prefix,
-					  hexsz);
+		if (!ga_store_exists(store, prefix)) {
+			ga_store_refresh(store);
+			if (!ga_store_exists(store, prefix))
+				return store_code(GA_ENOTFOUND,
+						  "no match for id prefix",
+						  prefix, hexsz);
+		}
 		*out = *prefix;
 		return 0;
 	}
-	return store_code(ga_store_find_prefix(store, prefix, len, out),
-			  "no match for id prefix", prefix, len);
+	error = ga_store_find_prefix(store, prefix, len, out);
+	if (error == GA_ENOTFOUND) {
+		ga_store_refresh(store);
+		error = ga_store_find_prefix(store, prefix, len, out);
+	}
+	return store_code(error, "no match for id prefix", prefix, len);
 }
 
 int odb_exists_prefix(struct ga_oid *out, git_odb *odb,

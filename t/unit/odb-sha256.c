@@ -296,9 +296,11 @@ int main(void)
 	ok(blob_id(&big, r, "HEAD:big") == 0 &&
 	   streams_as(odb, &big, want, want_len) == 0,
 	   "%s", "a loose blob streams as git stores it");
+	/* A pack made while the database is open is found after a miss. */
+	scratch_sh("cd %s && git gc -q && git prune-packed", r);
+	test_reads(odb, r, "packed since opened");
 	git_odb_free(odb);
 
-	scratch_sh("cd %s && git gc -q && git prune-packed", r);
 	ok(odb_open(&odb, objects, ".git/objects", 1, algo) == 0, "%s",
 	   "the packed database opens");
 	test_reads(odb, r, "packed");
