@@ -104,22 +104,22 @@ int ga_commit_parse(struct ga_commit *out, const struct ga_oid *id,
 int ga_commit_read(struct ga_commit **out, git_odb *odb,
 		   const struct ga_oid *id)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct ga_commit *c;
 	int error;
 
 	*out = NULL;
 	if (odb_read(&obj, odb, id) < 0)
 		return ga_error_from_git(NULL);
-	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT) {
-		git_odb_object_free(obj);
+	if (odb_object_type(obj) != GIT_OBJECT_COMMIT) {
+		odb_object_free(obj);
 		return ga_error_set("the requested type does not match the "
 				    "type in the ODB");
 	}
 	c = ga_xmalloc(sizeof(*c));
-	error = ga_commit_parse(c, id, git_odb_object_data(obj),
-				git_odb_object_size(obj));
-	git_odb_object_free(obj);
+	error = ga_commit_parse(c, id, odb_object_data(obj),
+				odb_object_size(obj));
+	odb_object_free(obj);
 	if (error < 0) {
 		free(c);
 		return error;
@@ -214,7 +214,7 @@ int ga_peel_tags(struct ga_oid *out, git_odb *odb, const struct ga_oid *id)
 	struct ga_oid cur = *id;
 
 	for (;;) {
-		git_odb_object *obj = NULL;
+		struct odb_object *obj = NULL;
 		git_object_t type;
 		int error;
 
@@ -222,20 +222,20 @@ int ga_peel_tags(struct ga_oid *out, git_odb *odb, const struct ga_oid *id)
 			git_error_clear();
 			return -1;
 		}
-		type = git_odb_object_type(obj);
+		type = odb_object_type(obj);
 		if (want != GIT_OBJECT_ANY && type != want) {
-			git_odb_object_free(obj);
+			odb_object_free(obj);
 			return -1;
 		}
 		if (type != GIT_OBJECT_TAG) {
-			git_odb_object_free(obj);
+			odb_object_free(obj);
 			ga_oid_cpy(out, &cur);
 			return 0;
 		}
 		error = ga_tag_target(&cur, &want, id->algo,
-				      git_odb_object_data(obj),
-				      git_odb_object_size(obj));
-		git_odb_object_free(obj);
+				      odb_object_data(obj),
+				      odb_object_size(obj));
+		odb_object_free(obj);
 		if (error < 0)
 			return -1;
 	}

@@ -95,7 +95,7 @@ static void decorate_ref(const struct loader *ld, const char *refname,
 	if (ga_oid_equal(target, ld->oid))
 		add_deco(ld->d, deco_type_of(refname), refname);
 	while (type == GIT_OBJECT_TAG) {
-		git_odb_object *obj = NULL;
+		struct odb_object *obj = NULL;
 		int bad;
 
 		if (odb_read(&obj, ld->odb, &cur) < 0) {
@@ -103,11 +103,11 @@ static void decorate_ref(const struct loader *ld, const char *refname,
 			break;
 		}
 		/* The type the tag declares; its target is not read. */
-		bad = git_odb_object_type(obj) != GIT_OBJECT_TAG ||
+		bad = odb_object_type(obj) != GIT_OBJECT_TAG ||
 		      ga_tag_target(&cur, &type, ld->oid->algo,
-				    git_odb_object_data(obj),
-				    git_odb_object_size(obj)) < 0;
-		git_odb_object_free(obj);
+				    odb_object_data(obj),
+				    odb_object_size(obj)) < 0;
+		odb_object_free(obj);
 		if (bad)
 			break;
 		if (ga_oid_equal(&cur, ld->oid))

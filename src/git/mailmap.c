@@ -201,7 +201,7 @@ static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 			      const char *spec)
 {
 	git_odb *odb = NULL;
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct ga_oid id;
 	char *copy, *line;
 
@@ -217,14 +217,14 @@ static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 			  spec);
 		return;
 	}
-	if (git_odb_object_type(obj) != GIT_OBJECT_BLOB) {
+	if (odb_object_type(obj) != GIT_OBJECT_BLOB) {
 		ga_report(GA_REPORT_ERROR, "mailmap is not a blob: %s", spec);
-		git_odb_object_free(obj);
+		odb_object_free(obj);
 		git_odb_free(odb);
 		return;
 	}
 	/* The blob is read as a C string, line by line. */
-	copy = ga_xstrndup(git_odb_object_data(obj), git_odb_object_size(obj));
+	copy = ga_xstrndup(odb_object_data(obj), odb_object_size(obj));
 	for (line = copy; *line;) {
 		char *end = strchrnul(line, '\n');
 
@@ -234,7 +234,7 @@ static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 		line = end;
 	}
 	free(copy);
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 	git_odb_free(odb);
 }
 

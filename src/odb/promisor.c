@@ -276,15 +276,15 @@ struct missing {
  */
 static int note_missing(struct missing *m, const struct ga_oid *id)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct rawtree_iter it;
 	struct rawtree_entry e;
 	int error = 0;
 
 	if (rawtree_read(&obj, m->odb, id) < 0)
 		return -1;
-	rawtree_iter_init(&it, git_odb_object_data(obj),
-			  git_odb_object_size(obj), ga_oid_rawsz(id));
+	rawtree_iter_init(&it, odb_object_data(obj),
+			  odb_object_size(obj), ga_oid_rawsz(id));
 	while (!error && !(error = rawtree_next(&e, &it))) {
 		git_oid gid;
 
@@ -299,7 +299,7 @@ static int note_missing(struct missing *m, const struct ga_oid *id)
 		GA_ALLOC_GROW(m->ids, m->nr + 1, m->alloc);
 		git_oid_cpy(&m->ids[m->nr++], &gid);
 	}
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 	return error == GA_ITEROVER ? 0 : -1;
 }
 
