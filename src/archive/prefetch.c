@@ -65,7 +65,7 @@ struct job {
 	enum job_state state;
 	int dropped;		/* the walk skipped it while it ran */
 	/* results */
-	git_odb_object *obj;
+	struct odb_object *obj;
 	uint64_t size;
 	int big;
 	size_t reserved;	/* bytes counted against the budget */
@@ -75,7 +75,7 @@ struct job {
 
 /* A tree the scout is in. */
 struct scout_frame {
-	git_odb_object *obj;
+	struct odb_object *obj;
 	struct rawtree_iter iter;
 	size_t rel_len;
 };
@@ -138,7 +138,7 @@ static void job_free(struct job *job)
 {
 	if (!job)
 		return;
-	git_odb_object_free(job->obj);
+	odb_object_free(job->obj);
 	free(job->message);
 	free(job);
 }
@@ -363,22 +363,22 @@ static void *worker_main(void *arg)
 static int push_frame(struct prefetch *pf, const struct ga_oid *id, size_t rel_len)
 {
 	struct scout_frame *f;
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 
 	if (rawtree_read(&obj, pf->odb, id) < 0)
 		return GA_ENOTFOUND;
 	GA_ALLOC_GROW(pf->frames, pf->depth + 1, pf->alloc_frames);
 	f = &pf->frames[pf->depth++];
 	f->obj = obj;
-	rawtree_iter_init(&f->iter, git_odb_object_data(obj),
-			  git_odb_object_size(obj), pf->opts->hashsz);
+	rawtree_iter_init(&f->iter, odb_object_data(obj),
+			  odb_object_size(obj), pf->opts->hashsz);
 	f->rel_len = rel_len;
 	return 0;
 }
 
 static void pop_frame(struct prefetch *pf)
 {
-	git_odb_object_free(pf->frames[--pf->depth].obj);
+	odb_object_free(pf->frames[--pf->depth].obj);
 }
 
 /* The scout knows no attributes: an :(attr:) item may match. */
@@ -730,7 +730,8 @@ static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
 	ga_buf_puts(&path, "objects");
 	for (i = 0; i <= nr; i++)
 		ga_buf_puts(&path, "/.");
-	error = odb_open(out, path.ptr, odb_shown(odb), 0);
+	error = odb_open(out, path.ptr, odb_shown(odb), 0,
+			 odb_hash_algo(odb));
 	ga_buf_release(&path);
 	return error;
 }

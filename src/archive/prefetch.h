@@ -43,7 +43,7 @@ struct prefetch_options {
 
 /* A blob as a worker left it. */
 struct prefetch_blob {
-	git_odb_object *obj;	/* read whole; the caller frees it, or
+	struct odb_object *obj;	/* read whole; the caller frees it, or
 				   NULL: left to the walk */
 	uint64_t size;		/* with `big`: the size in its header */
 	int big;		/* above the threshold: left unread */

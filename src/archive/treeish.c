@@ -337,7 +337,7 @@ static int read_known(struct known **out, struct resolver *rs,
 {
 	struct known *k = find_known(rs, id);
 	int heard_of = k != NULL;
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	git_object_t type;
 	struct ga_oid actual;
 	int error;
@@ -356,17 +356,17 @@ static int read_known(struct known **out, struct resolver *rs,
 			return say_not_usable("Could not read %s", id);
 		return not_usable();
 	}
-	type = git_odb_object_type(obj);
+	type = odb_object_type(obj);
 	if (how == AS_PARSE_COMMIT && type != GIT_OBJECT_COMMIT) {
-		git_odb_object_free(obj);
+		odb_object_free(obj);
 		return say_not_usable("Object %s not a commit", id);
 	}
 	if (how != AS_PARSE_COMMIT) {
 		odb_hash_object(&actual, id->algo, type,
-				git_odb_object_data(obj),
-				git_odb_object_size(obj));
+				odb_object_data(obj),
+				odb_object_size(obj));
 		if (!ga_oid_equal(&actual, id)) {
-			git_odb_object_free(obj);
+			odb_object_free(obj);
 			return say_not_usable("hash mismatch %s", id);
 		}
 	}
@@ -377,16 +377,16 @@ static int read_known(struct known **out, struct resolver *rs,
 	if (k && k->type == GIT_OBJECT_BLOB)
 		type = GIT_OBJECT_BLOB;
 	if (learn(rs, id, type) < 0) {
-		git_odb_object_free(obj);
+		odb_object_free(obj);
 		return not_usable();
 	}
 	if (type == GIT_OBJECT_COMMIT)
-		error = parse_commit_links(rs, id, git_odb_object_data(obj),
-					   git_odb_object_size(obj));
+		error = parse_commit_links(rs, id, odb_object_data(obj),
+					   odb_object_size(obj));
 	else if (type == GIT_OBJECT_TAG)
-		error = parse_tag_links(rs, id, git_odb_object_data(obj),
-					git_odb_object_size(obj));
-	git_odb_object_free(obj);
+		error = parse_tag_links(rs, id, odb_object_data(obj),
+					odb_object_size(obj));
+	odb_object_free(obj);
 	if (error < 0)
 		return not_usable();
 	k = find_known(rs, id);
@@ -1209,7 +1209,7 @@ static int tree_path(char **out, struct resolver *rs, const char *path)
  */
 static int peel_raw_to_tree(struct ga_oid *id, struct resolver *rs)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	unsigned long hops;
 	int error;
 
@@ -1221,11 +1221,11 @@ static int peel_raw_to_tree(struct ga_oid *id, struct resolver *rs)
 		if ((error = odb_read(&obj, rs->odb, id)) < 0)
 			return error == GA_ECORRUPT ? odb_corrupt_error(error)
 						    : not_usable();
-		type = git_odb_object_type(obj);
-		data = git_odb_object_data(obj);
-		size = git_odb_object_size(obj);
+		type = odb_object_type(obj);
+		data = odb_object_data(obj);
+		size = odb_object_size(obj);
 		if (type == GIT_OBJECT_TREE) {
-			git_odb_object_free(obj);
+			odb_object_free(obj);
 			return 0;
 		}
 		ref = type == GIT_OBJECT_COMMIT ? "tree " :
@@ -1234,7 +1234,7 @@ static int peel_raw_to_tree(struct ga_oid *id, struct resolver *rs)
 		error = !ref || size < reflen + hexsz(rs) ||
 			memcmp(data, ref, reflen) ||
 			hex_oid(id, rs, data + reflen) < 0;
-		git_odb_object_free(obj);
+		odb_object_free(obj);
 		if (error)
 			return GA_ENOTFOUND;
 	}

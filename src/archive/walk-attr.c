@@ -26,7 +26,7 @@ static int read_attrs_in(struct ga_buf *out, struct walk *w,
 			 const struct ga_oid *tree, const char *dir)
 {
 	struct rawtree_entry te;
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	char *path;
 	int error;
 
@@ -48,8 +48,8 @@ static int read_attrs_in(struct ga_buf *out, struct walk *w,
 		git_error_clear();
 		return GA_ENOTFOUND;
 	}
-	ga_buf_put(out, git_odb_object_data(obj), git_odb_object_size(obj));
-	git_odb_object_free(obj);
+	ga_buf_put(out, odb_object_data(obj), odb_object_size(obj));
+	odb_object_free(obj);
 	return 0;
 }
 

@@ -48,7 +48,7 @@ struct held_gitlink {
 
 /* A tree being walked. */
 struct frame {
-	git_odb_object *obj;	/* the raw tree; entries point into it */
+	struct odb_object *obj;	/* the raw tree; entries point into it */
 	struct rawtree_iter iter;
 	size_t rel_len;		/* length of its path in walk->rel, with '/' */
 	int emitted;		/* its directory entry was produced */
@@ -64,7 +64,7 @@ struct frame {
 struct blob_stream {
 	struct entry_stream base;
 	struct odb_stream *odb_stream;
-	git_odb_object *obj;
+	struct odb_object *obj;
 	size_t pos;
 	const char *oid_hex;
 	/*
@@ -123,7 +123,7 @@ struct walk {
 	struct archive_entry entry;
 	struct ga_buf path;
 	char oid_hex[GA_OID_MAX_HEXSZ + 1];
-	git_odb_object *obj;
+	struct odb_object *obj;
 	struct ga_buf content;
 	struct blob_stream stream;
 	struct convert_meta meta;

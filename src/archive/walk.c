@@ -323,7 +323,7 @@ done:
 static int check_tree(struct check_state *st, const struct ga_oid *id,
 		      struct ga_buf *rel)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct rawtree_iter it;
 	struct rawtree_entry te;
 	int error;
@@ -338,14 +338,14 @@ static int check_tree(struct check_state *st, const struct ga_oid *id,
 	}
 	if ((error = rawtree_read(&obj, st->odb, id)) < 0)
 		return error == GA_ECORRUPT ? error : tree_unreadable(id);
-	rawtree_iter_init(&it, git_odb_object_data(obj),
-			  git_odb_object_size(obj), st->w->hashsz);
+	rawtree_iter_init(&it, odb_object_data(obj),
+			  odb_object_size(obj), st->w->hashsz);
 	st->depth++;
 	while ((error = rawtree_next(&te, &it)) == 0)
 		if ((error = check_entry(st, &te, rel)) < 0)
 			break;
 	st->depth--;
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 	return error == GA_ITEROVER ? 0 : error;
 }
 
@@ -528,7 +528,7 @@ static int start_prefetch(struct walk *w)
 static int push_frame(struct walk *w, const struct ga_oid *id, size_t rel_len)
 {
 	struct frame *f;
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	int error;
 
 	if ((error = rawtree_read(&obj, w->odb, id)) < 0) {
@@ -544,8 +544,8 @@ static int push_frame(struct walk *w, const struct ga_oid *id, size_t rel_len)
 	f = &w->frames[w->depth++];
 	memset(f, 0, sizeof(*f));
 	f->obj = obj;
-	rawtree_iter_init(&f->iter, git_odb_object_data(obj),
-			  git_odb_object_size(obj), w->hashsz);
+	rawtree_iter_init(&f->iter, odb_object_data(obj),
+			  odb_object_size(obj), w->hashsz);
 	f->rel_len = rel_len;
 	ga_oid_fmt(f->oid_hex, id);
 	return 0;
@@ -652,10 +652,10 @@ static void reset_entry(struct walk *w)
 	if (w->entry.deferred)
 		w->entry.deferred->free(w->entry.deferred);
 	memset(&w->entry, 0, sizeof(w->entry));
-	git_odb_object_free(w->obj);
+	odb_object_free(w->obj);
 	w->obj = NULL;
 	odb_stream_free(w->stream.odb_stream);
-	git_odb_object_free(w->stream.obj);
+	odb_object_free(w->stream.obj);
 	memset(&w->stream, 0, sizeof(w->stream));
 	ga_buf_setlen(&w->content, 0);
 }
@@ -680,7 +680,7 @@ static void set_path(struct walk *w, const char *rel, size_t len,
  */
 static int whole_read_error(struct blob_stream *bs, int error)
 {
-	git_odb_object *obj;
+	struct odb_object *obj;
 	int code;
 
 	if (error != GA_EARCHIVE)
@@ -688,7 +688,7 @@ static int whole_read_error(struct blob_stream *bs, int error)
 	if ((code = odb_read(&obj, bs->whole_odb, &bs->id)) < 0)
 		return prefetch_blob_unreadable(code, bs->oid_hex);
 	/* Whole, it reads: the stream's own error stands. */
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 	return error;
 }
 
@@ -704,10 +704,10 @@ static int stream_read(struct entry_stream *s, unsigned char *buf,
 			error = whole_read_error(bs, error);
 		return error;
 	} else {
-		size_t size = git_odb_object_size(bs->obj);
+		size_t size = odb_object_size(bs->obj);
 		size_t n = size - bs->pos < cap ? size - bs->pos : cap;
 
-		memcpy(buf, (const char *)git_odb_object_data(bs->obj) +
+		memcpy(buf, (const char *)odb_object_data(bs->obj) +
 			    bs->pos, n);
 		bs->pos += n;
 		*nread = n;
@@ -763,14 +763,14 @@ static void give_content(struct walk *w)
 
 static void release_object(void *obj)
 {
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 }
 
 /* The entry takes the object, so a writer may keep its bytes. */
 static void give_object(struct walk *w)
 {
-	w->entry.data = (unsigned char *)git_odb_object_data(w->obj);
-	w->entry.size = git_odb_object_size(w->obj);
+	w->entry.data = (unsigned char *)odb_object_data(w->obj);
+	w->entry.size = odb_object_size(w->obj);
 	w->entry.data_owner = w->obj;
 	w->entry.data_release = release_object;
 	w->obj = NULL;
@@ -797,8 +797,8 @@ static int prepare_conversion(struct attr_value *attrs, struct walk *w,
 
 static int convert_content(struct walk *w, const char *rel, int subst)
 {
-	const unsigned char *data = git_odb_object_data(w->obj);
-	size_t len = git_odb_object_size(w->obj);
+	const unsigned char *data = odb_object_data(w->obj);
+	size_t len = odb_object_size(w->obj);
 	struct attr_value attrs[CONVERT_ATTR_NR] = { { 0 } };
 	struct ga_buf tmp = GA_BUF_INIT;
 	int changed, error;
@@ -839,13 +839,13 @@ static int deferred_load(struct entry_deferred *base,
 			 void **owner, void (**release)(void *owner))
 {
 	struct deferred_blob *d = (struct deferred_blob *)base;
-	git_odb_object *obj;
+	struct odb_object *obj;
 	int error;
 
 	if ((error = odb_read(&obj, d->odb, &d->id)) < 0)
 		return blob_unreadable(error, d->oid_hex);
-	*data = git_odb_object_data(obj);
-	*len = git_odb_object_size(obj);
+	*data = odb_object_data(obj);
+	*len = odb_object_size(obj);
 	*owner = obj;
 	*release = release_object;
 	return 0;
@@ -1112,7 +1112,7 @@ static void pop_frame(struct walk *w)
 	struct frame *f = &w->frames[--w->depth];
 
 	free(f->gitlinks);
-	git_odb_object_free(f->obj);
+	odb_object_free(f->obj);
 	if (w->depth)
 		ga_buf_setlen(&w->rel, w->frames[w->depth - 1].rel_len);
 }
@@ -1395,7 +1395,7 @@ void walk_free(struct walk *w)
 	walk_free(w->inner);
 	for (i = 0; i < w->depth; i++) {
 		free(w->frames[i].gitlinks);
-		git_odb_object_free(w->frames[i].obj);
+		odb_object_free(w->frames[i].obj);
 	}
 	free(w->frames);
 	ga_buf_release(&w->rel);

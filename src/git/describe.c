@@ -215,7 +215,7 @@ static int parse_opts(struct describe_opts *o, const char *const *args,
 /* git's parse_tag(): the name, date and target of tag `n->oid`. */
 static void read_tag(struct describe *d, struct name *n)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	const char *p, *tail, *nl;
 
 	if (n->tag_read)
@@ -225,10 +225,10 @@ static void read_tag(struct describe *d, struct name *n)
 		git_error_clear();
 		return;
 	}
-	if (git_odb_object_type(obj) != GIT_OBJECT_TAG)
+	if (odb_object_type(obj) != GIT_OBJECT_TAG)
 		goto done;
-	p = git_odb_object_data(obj);
-	tail = p + git_odb_object_size(obj);
+	p = odb_object_data(obj);
+	tail = p + odb_object_size(obj);
 	if ((size_t)(tail - p) < ga_hash_hexsz(d->algo) + 24 ||
 	    memcmp(p, "object ", 7) ||
 	    oid_parse_hex(&n->tagged, d->algo, p + 7, &p) < 0 || *p++ != '\n' ||
@@ -250,7 +250,7 @@ static void read_tag(struct describe *d, struct name *n)
 	}
 	n->tag_ok = 1;
 done:
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 }
 
 /* What `oid` peels to through tags; 0, or -1 when it cannot be read. */
@@ -420,7 +420,7 @@ static void add_parent(struct describe *d, size_t at, const struct ga_oid *oid)
  */
 static void parse_node(struct describe *d, size_t at)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct commit_grafts grafts = { 0 };
 	const char *p, *tail;
 	struct ga_oid id, parent;
@@ -434,10 +434,10 @@ static void parse_node(struct describe *d, size_t at)
 		git_error_clear();
 		return;
 	}
-	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT)
+	if (odb_object_type(obj) != GIT_OBJECT_COMMIT)
 		goto done;
-	p = git_odb_object_data(obj);
-	tail = p + git_odb_object_size(obj);
+	p = odb_object_data(obj);
+	tail = p + odb_object_size(obj);
 	if (tail - p < (ptrdiff_t)(5 + hexsz + 1) || memcmp(p, "tree ", 5))
 		goto done;
 	p += 5 + hexsz + 1;
@@ -455,7 +455,7 @@ static void parse_node(struct describe *d, size_t at)
 	d->nodes[at].date = committer_date(p, tail);
 done:
 	commit_grafts_release(&grafts);
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 }
 
 /* Whether a comes out of the queue before b. */

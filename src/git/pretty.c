@@ -1172,7 +1172,7 @@ int pretty_format_commit(struct ga_buf *out, size_t base,
 int pretty_commit_init(struct pretty_commit *pc, git_repository *repo,
 		       const git_commit *commit, const struct ga_config *cfg)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	int error;
 
 	memset(pc, 0, sizeof(*pc));
@@ -1189,9 +1189,9 @@ int pretty_commit_init(struct pretty_commit *pc, git_repository *repo,
 	if (odb_read(&obj, pc->odb, &pc->oid) < 0)
 		return ga_error_from_git(NULL);
 	/* git handles the commit as a C string. */
-	pc->raw = ga_xstrndup(git_odb_object_data(obj),
-			      git_odb_object_size(obj));
-	git_odb_object_free(obj);
+	pc->raw = ga_xstrndup(odb_object_data(obj),
+			      odb_object_size(obj));
+	odb_object_free(obj);
 	return 0;
 }
 

@@ -225,3 +225,16 @@ int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
 	}
 	return refuse_unsupported(fmt);
 }
+
+enum ga_hash_algo repofmt_hash(const char *git_dir)
+{
+	struct repofmt fmt;
+	enum ga_hash_algo hash = GA_HASH_SHA1;
+
+	if (repofmt_read(&fmt, git_dir, NULL) == 0)
+		hash = fmt.hash;
+	else
+		ga_error_clear();
+	repofmt_release(&fmt);
+	return hash == GA_HASH_UNKNOWN ? GA_HASH_SHA1 : hash;
+}

@@ -61,4 +61,11 @@ int repofmt_verify(const struct repofmt *fmt);
 int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
 		  int discovered);
 
+/*
+ * The hash that names the objects of the repository at `git_dir`, whose
+ * format was checked already: what its object database is opened with
+ * (odb_install()).  SHA-1 when the format cannot be read.
+ */
+enum ga_hash_algo repofmt_hash(const char *git_dir);
+
 #endif

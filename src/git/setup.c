@@ -8,6 +8,7 @@
 #include "garchive/common.h"
 #include "odb.h"
 #include "refdb.h"
+#include "repofmt.h"
 #include "safedir.h"
 
 #include <errno.h>
@@ -273,6 +274,13 @@ static int check_format(git_repository *repo, const char *gitdir)
 	return error;
 }
 
+/* The object database, with the hash the repository's format names. */
+static int install_odb(git_repository *repo, const char *gitdir)
+{
+	return odb_install(repo, gitdir && *gitdir ? gitdir : NULL, 1,
+			   repofmt_hash(git_repository_path(repo)));
+}
+
 /*
  * Find the repository as git's setup does.  libgit2's own handling of
  * the environment differs from git's, so it is done here: GIT_DIR names
@@ -336,9 +344,7 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 								  : NULL)) < 0)
 		return error;
 	/* Every read goes through garchive's object database: see odb.h. */
-	if (*out && (error = odb_install(*out, gitdir && *gitdir ? gitdir
-								 : NULL,
-					 1)) < 0)
+	if (*out && (error = install_odb(*out, gitdir)) < 0)
 		return error;
 	*cwd_prefix = compute_cwd_prefix(*out);
 	return 0;

@@ -214,7 +214,7 @@ static void parse_gitmodules(struct level *l, const char *p, size_t len)
 static const char *module_name(struct level *l, const char *path)
 {
 	struct rawtree_entry te;
-	git_odb_object *blob = NULL;
+	struct odb_object *blob = NULL;
 	size_t i;
 
 	if (!l->modules_read) {
@@ -223,9 +223,9 @@ static const char *module_name(struct level *l, const char *path)
 				   ga_oid_rawsz(&l->tree_id)) == 0 &&
 		    (te.mode == 0100644 || te.mode == 0100755) &&
 		    odb_read(&blob, l->odb, &te.id) == 0)
-			parse_gitmodules(l, git_odb_object_data(blob),
-					 git_odb_object_size(blob));
-		git_odb_object_free(blob);
+			parse_gitmodules(l, odb_object_data(blob),
+					 odb_object_size(blob));
+		odb_object_free(blob);
 		ga_error_clear();
 		git_error_clear();
 	}

@@ -8,6 +8,7 @@
  * stops on anything but Z_OK.
  */
 #include "loose.h"
+#include "store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -401,20 +402,21 @@ static int empty_file(const struct loose_backend *b, const char *hex,
 	return corrupt(b, hex, why);
 }
 
-static int loose_read_whole(void **out, size_t *len, git_object_t *type,
-			    git_odb_backend *backend, const git_oid *oid)
+int loose_read_object(git_odb_backend *backend, const struct ga_oid *id,
+		      const struct ga_store_alloc *a, void **out, size_t *len,
+		      git_object_t *type)
 {
 	struct loose_backend *b = (struct loose_backend *)backend;
 	struct ga_buf file = GA_BUF_INIT, why = GA_BUF_INIT;
 	struct mem_input in = { { mem_fill }, NULL, 0 };
 	struct loose_inflater li = { 0 };
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	unsigned char *data = NULL;
 	uint64_t compressed, got = 0;
 	size_t n;
 	int fd, error;
 
-	git_oid_tostr(hex, sizeof(hex), oid);
+	ga_oid_fmt(hex, id);
 	if ((error = open_object(&fd, &compressed, b, hex)) < 0)
 		return error;
 	error = ga_buf_read_fd(&file, fd);
@@ -437,7 +439,7 @@ static int loose_read_whole(void **out, size_t *len, git_object_t *type,
 		error = corrupt_body(&li, &why);
 		goto done;
 	}
-	data = git_odb_backend_data_alloc(backend, (size_t)li.size + 1);
+	data = a->alloc(a->ctx, (size_t)li.size + 1);
 	if (!data) {
 		git_error_set_oom();
 		error = GIT_ERROR;
@@ -458,26 +460,27 @@ done:
 	if (error == GA_ECORRUPT)
 		corrupt(b, hex, &why);
 	if (data)
-		git_odb_backend_data_free(backend, data);
+		a->release(a->ctx, data);
 	loose_end(&li);
 	ga_buf_release(&why);
 	ga_buf_release(&file);
 	return error;
 }
 
-static int loose_read_header(size_t *len, git_object_t *type,
-			     git_odb_backend *backend, const git_oid *oid)
+int loose_read_object_header(git_odb_backend *backend,
+			     const struct ga_oid *id, size_t *len,
+			     git_object_t *type)
 {
 	struct loose_backend *b = (struct loose_backend *)backend;
 	struct fd_input in;
 	struct loose_inflater li = { 0 };
 	struct ga_buf why = GA_BUF_INIT;
 	unsigned char buf[LOOSE_HEADER_READ];
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	uint64_t compressed;
 	int fd, error;
 
-	git_oid_tostr(hex, sizeof(hex), oid);
+	ga_oid_fmt(hex, id);
 	if ((error = open_object(&fd, &compressed, b, hex)) < 0)
 		return error;
 	fd_input_init(&in, fd, hex, buf, sizeof(buf));
@@ -503,7 +506,7 @@ struct loose_stream {
 	struct loose_inflater li;
 	struct fd_input in;
 	struct loose_backend *b;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	unsigned char buf[LOOSE_READ_CHUNK];
 };
 
@@ -532,7 +535,7 @@ void loose_stream_free(struct loose_stream *s)
 
 int loose_stream_open(struct loose_stream **out, uint64_t *size,
 		      git_object_t *type, git_odb_backend *backend,
-		      const git_oid *oid)
+		      const struct ga_oid *id)
 {
 	struct loose_backend *b = (struct loose_backend *)backend;
 	struct loose_stream *s;
@@ -546,7 +549,7 @@ int loose_stream_open(struct loose_stream **out, uint64_t *size,
 	s = ga_xcalloc(1, sizeof(*s));
 	s->in.fd = -1;
 	s->b = b;
-	git_oid_tostr(s->hex, sizeof(s->hex), oid);
+	ga_oid_fmt(s->hex, id);
 	if ((error = open_object(&fd, &compressed, b, s->hex)) < 0)
 		goto fail;
 	fd_input_init(&s->in, fd, s->hex, s->buf, sizeof(s->buf));
@@ -575,49 +578,47 @@ fail:
 
 /* ---- existence and abbreviated ids ---- */
 
-static int loose_exists(git_odb_backend *backend, const git_oid *oid)
+int loose_has(git_odb_backend *backend, const struct ga_oid *id)
 {
 	struct loose_backend *b = (struct loose_backend *)backend;
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	char *path;
 	struct stat st;
 	int found;
 
-	git_oid_tostr(hex, sizeof(hex), oid);
+	ga_oid_fmt(hex, id);
 	path = object_path(b->dir, hex);
 	found = stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 	free(path);
 	return found;
 }
 
-/*
- * The one object whose id starts with the first `len` hex digits of
- * `prefix` (len >= 2).  Returns 0, GIT_ENOTFOUND or GIT_EAMBIGUOUS.
- */
-static int find_prefix(git_oid *out, const struct loose_backend *b,
-		       const git_oid *prefix, size_t len)
+int loose_find_prefix(git_odb_backend *backend, const struct ga_oid *prefix,
+		      size_t len, struct ga_oid *out)
 {
-	char hex[GIT_OID_HEXSZ + 1], *dirpath;
+	const struct loose_backend *b = (struct loose_backend *)backend;
+	size_t hexsz = ga_oid_hexsz(prefix);
+	char hex[GA_OID_MAX_HEXSZ + 1], *dirpath;
 	struct dirent *de;
 	DIR *dir;
 	int found = 0;
 
-	git_oid_tostr(hex, sizeof(hex), prefix);
+	ga_oid_fmt(hex, prefix);
 	dirpath = ga_xstrfmt("%s%.2s", b->dir, hex);
 	dir = opendir(dirpath);
 	free(dirpath);
 	if (!dir)
 		return GIT_ENOTFOUND;
 	while ((de = readdir(dir))) {
-		char full[GIT_OID_HEXSZ + 1];
+		char full[GA_OID_MAX_HEXSZ + 1];
 
-		if (strlen(de->d_name) != GIT_OID_HEXSZ - 2 ||
+		if (strlen(de->d_name) != hexsz - 2 ||
 		    strncmp(de->d_name, hex + 2, len - 2))
 			continue;
 		memcpy(full, hex, 2);
-		memcpy(full + 2, de->d_name, GIT_OID_HEXSZ - 2);
-		full[GIT_OID_HEXSZ] = '\0';
-		if (git_oid_fromstr(out, full) < 0)
+		memcpy(full + 2, de->d_name, hexsz - 2);
+		full[hexsz] = '\0';
+		if (ga_oid_from_hex(out, prefix->algo, full) < 0)
 			continue;
 		if (found++) {
 			closedir(dir);
@@ -630,10 +631,69 @@ static int find_prefix(git_oid *out, const struct loose_backend *b,
 	return found ? 0 : GIT_ENOTFOUND;
 }
 
+/*
+ * libgit2's side of the backend, for a SHA-1 database: its 20-byte
+ * git_oid made a ga_oid for the functions above.
+ */
+static void sha1_oid(struct ga_oid *out, const git_oid *oid)
+{
+	ga_oid_from_raw(out, GA_HASH_SHA1, oid->id);
+}
+
+static void *backend_alloc(void *ctx, size_t len)
+{
+	return git_odb_backend_data_alloc(ctx, len);
+}
+
+static void backend_release(void *ctx, void *data)
+{
+	git_odb_backend_data_free(ctx, data);
+}
+
+static int loose_read_whole(void **out, size_t *len, git_object_t *type,
+			    git_odb_backend *backend, const git_oid *oid)
+{
+	struct ga_store_alloc a = { backend_alloc, backend_release, backend };
+	struct ga_oid id;
+
+	sha1_oid(&id, oid);
+	return loose_read_object(backend, &id, &a, out, len, type);
+}
+
+static int loose_read_header(size_t *len, git_object_t *type,
+			     git_odb_backend *backend, const git_oid *oid)
+{
+	struct ga_oid id;
+
+	sha1_oid(&id, oid);
+	return loose_read_object_header(backend, &id, len, type);
+}
+
+static int loose_exists(git_odb_backend *backend, const git_oid *oid)
+{
+	struct ga_oid id;
+
+	sha1_oid(&id, oid);
+	return loose_has(backend, &id);
+}
+
+static int find_prefix(git_oid *out, git_odb_backend *backend,
+		       const git_oid *prefix, size_t len)
+{
+	struct ga_oid pre, found;
+	int error;
+
+	sha1_oid(&pre, prefix);
+	if ((error = loose_find_prefix(backend, &pre, len, &found)) < 0)
+		return error;
+	git_oid_fromraw(out, found.id);
+	return 0;
+}
+
 static int loose_exists_prefix(git_oid *out, git_odb_backend *backend,
 			       const git_oid *prefix, size_t len)
 {
-	return find_prefix(out, (struct loose_backend *)backend, prefix, len);
+	return find_prefix(out, backend, prefix, len);
 }
 
 static int loose_read_prefix(git_oid *out, void **data, size_t *len,
@@ -644,8 +704,7 @@ static int loose_read_prefix(git_oid *out, void **data, size_t *len,
 
 	if (plen >= GIT_OID_HEXSZ)
 		git_oid_cpy(out, prefix);
-	else if ((error = find_prefix(out, (struct loose_backend *)backend,
-				      prefix, plen)) < 0)
+	else if ((error = find_prefix(out, backend, prefix, plen)) < 0)
 		return error;
 	return loose_read_whole(data, len, type, backend, out);
 }

@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "garchive/common.h"
+#include "odb/oid.h"
 
 /* git inflates this much of a loose object to find its header. */
 #define LOOSE_HEADER_MAX 32
@@ -100,7 +101,31 @@ int loose_backend_new(git_odb_backend **out, const char *objects_dir,
 		      const char *shown);
 
 /*
- * A stream on object `oid` of `b`, for a blob too large to read whole:
+ * The same reads by struct ga_oid, for ids of either hash (git's layout
+ * is the same for both: <dir>/<2 hex digits>/<the rest>); garchive's
+ * object store (store.h) reads loose objects through these, and the
+ * libgit2 callbacks of the backend (SHA-1 only) do too.
+ *
+ * loose_read_object(): the whole object, its buffer from `a` with a NUL
+ * after it.  loose_read_object_header(): its type and size.  Both return
+ * 0, GIT_ENOTFOUND when there is no such file, GA_ECORRUPT with libgit2's
+ * error as above, or GIT_ERROR.  loose_has(): whether the file is there.
+ * loose_find_prefix(): the one object whose id starts with the first
+ * `len` (>= 2) hex digits of `prefix`; 0, GIT_ENOTFOUND or
+ * GIT_EAMBIGUOUS.
+ */
+struct ga_store_alloc;
+int loose_read_object(git_odb_backend *b, const struct ga_oid *id,
+		      const struct ga_store_alloc *a, void **data, size_t *len,
+		      git_object_t *type);
+int loose_read_object_header(git_odb_backend *b, const struct ga_oid *id,
+			     size_t *len, git_object_t *type);
+int loose_has(git_odb_backend *b, const struct ga_oid *id);
+int loose_find_prefix(git_odb_backend *b, const struct ga_oid *prefix,
+		      size_t len, struct ga_oid *out);
+
+/*
+ * A stream on object `id` of `b`, for a blob too large to read whole:
  * GIT_ENOTFOUND when `b` is not a loose backend or has no such object,
  * else as a read of `b` (damage found in the header fails here).
  * loose_stream_read() gives the next bytes, at most `cap`, 0 only at the
@@ -111,7 +136,7 @@ int loose_backend_new(git_odb_backend **out, const char *objects_dir,
 struct loose_stream;
 int loose_stream_open(struct loose_stream **out, uint64_t *size,
 		      git_object_t *type, git_odb_backend *b,
-		      const git_oid *oid);
+		      const struct ga_oid *id);
 int loose_stream_read(struct loose_stream *s, unsigned char *buf,
 		      size_t cap, size_t *nread);
 void loose_stream_free(struct loose_stream *s);

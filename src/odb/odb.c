@@ -57,10 +57,63 @@ void odb_oid_to_git(git_oid *out, const struct ga_oid *id)
 	memcpy(out->id, id->id, GIT_OID_RAWSZ);
 }
 
+static void store_free(git_odb_backend *backend);
+
+/* The object store of `odb` (opened by odb_open()), or NULL. */
+static struct ga_store *store_of_odb(git_odb *odb)
+{
+	size_t i, nr = git_odb_num_backends(odb);
+	git_odb_backend *b;
+
+	for (i = 0; i < nr; i++)
+		if (git_odb_get_backend(&b, odb, i) == 0 &&
+		    b->free == store_free)
+			return store_of(b);
+	return NULL;
+}
+
 enum ga_hash_algo odb_hash_algo(git_odb *odb)
 {
-	(void)odb;
-	return GA_HASH_SHA1;
+	struct ga_store *store = store_of_odb(odb);
+
+	return store ? ga_store_algo(store) : GA_HASH_SHA1;
+}
+
+/*
+ * libgit2 holds 20-byte ids only: the objects of a SHA-256 database
+ * are read from its store directly, never through libgit2's reads.
+ * Returns that store, or NULL for a SHA-1 database.
+ */
+static struct ga_store *sha256_store(git_odb *odb)
+{
+	struct ga_store *store = store_of_odb(odb);
+
+	return store && ga_store_algo(store) != GA_HASH_SHA1 ? store : NULL;
+}
+
+/*
+ * A store's answer as libgit2's reads give it: not found is
+ * GIT_ENOTFOUND with libgit2's message ("object not found - <what>
+ * (<hex>)"), an ambiguous prefix GIT_EAMBIGUOUS; damage (GA_ECORRUPT)
+ * already has git's lines in libgit2's error.
+ */
+static int store_code(int error, const char *what, const struct ga_oid *id,
+		      size_t len)
+{
+	char hex[GA_OID_MAX_HEXSZ + 1];
+
+	if (error == GA_ENOTFOUND) {
+		ga_oid_fmt(hex, id);
+		git_error_set(GIT_ERROR_ODB, "object not found - %s (%.*s)",
+			      what, (int)len, hex);
+		return GIT_ENOTFOUND;
+	}
+	if (error == GA_EAMBIGUOUS_ID) {
+		git_error_set_str(GIT_ERROR_ODB, "ambiguous OID prefix - "
+				  "multiple matches for prefix");
+		return GIT_EAMBIGUOUS;
+	}
+	return error;
 }
 
 void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
@@ -75,37 +128,172 @@ void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
 	ga_hash_object(out, algo, git_object_type2string(type), data, len);
 }
 
-int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
-{
-	git_oid gid;
+struct odb_object {
+	git_odb_object *git;	/* SHA-1: libgit2's object, owning the data */
+	void *data;		/* else the store's read, NUL-terminated */
+	size_t size;
+	git_object_t type;
+};
 
+const void *odb_object_data(const struct odb_object *obj)
+{
+	return obj->git ? git_odb_object_data(obj->git) : obj->data;
+}
+
+size_t odb_object_size(const struct odb_object *obj)
+{
+	return obj->git ? git_odb_object_size(obj->git) : obj->size;
+}
+
+git_object_t odb_object_type(const struct odb_object *obj)
+{
+	return obj->git ? git_odb_object_type(obj->git) : obj->type;
+}
+
+void odb_object_free(struct odb_object *obj)
+{
+	if (!obj)
+		return;
+	git_odb_object_free(obj->git);
+	free(obj->data);
+	free(obj);
+}
+
+static void *heap_alloc(void *ctx, size_t len)
+{
+	(void)ctx;
+	return ga_xmalloc(len);
+}
+
+static void heap_release(void *ctx, void *data)
+{
+	(void)ctx;
+	free(data);
+}
+
+static int store_read_object(struct odb_object **out, struct ga_store *store,
+			     const struct ga_oid *id)
+{
+	struct ga_store_alloc a = { heap_alloc, heap_release, NULL };
+	enum ga_obj_type t = GA_OBJ_NONE;
+	struct odb_object *obj = ga_xcalloc(1, sizeof(*obj));
+	int error = ga_store_read(store, id, &a, &obj->data, &obj->size, &t);
+
+	/* As libgit2 after a miss (and git): look for new packs, once. */
+	if (error == GA_ENOTFOUND) {
+		ga_store_refresh(store);
+		error = ga_store_read(store, id, &a, &obj->data, &obj->size,
+				      &t);
+	}
+	if (error < 0) {
+		free(obj);
+		return store_code(error, "no match for id", id,
+				  ga_oid_hexsz(id));
+	}
+	obj->type = (git_object_t)t;
+	*out = obj;
+	return 0;
+}
+
+int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id)
+{
+	struct ga_store *store = sha256_store(odb);
+	git_odb_object *gobj;
+	git_oid gid;
+	int error;
+
+	*out = NULL;
+	if (store)
+		return store_read_object(out, store, id);
 	odb_oid_to_git(&gid, id);
-	return git_odb_read(out, odb, &gid);
+	if ((error = git_odb_read(&gobj, odb, &gid)) < 0)
+		return error;
+	*out = ga_xcalloc(1, sizeof(**out));
+	(*out)->git = gobj;
+	return 0;
 }
 
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 		    const struct ga_oid *id)
 {
+	struct ga_store *store = sha256_store(odb);
+	enum ga_obj_type t = GA_OBJ_NONE;
 	git_oid gid;
+	int error;
 
+	if (store) {
+		error = ga_store_read_header(store, id, len, &t);
+		if (error == GA_ENOTFOUND) {
+			ga_store_refresh(store);
+			error = ga_store_read_header(store, id, len, &t);
+		}
+		*type = (git_object_t)t;
+		return store_code(error, "no match for id", id,
+				  ga_oid_hexsz(id));
+	}
 	odb_oid_to_git(&gid, id);
 	return git_odb_read_header(len, type, odb, &gid);
 }
 
 int odb_exists(git_odb *odb, const struct ga_oid *id)
 {
+	struct ga_store *store = sha256_store(odb);
 	git_oid gid;
 
+	if (store) {
+		if (ga_store_exists(store, id))
+			return 1;
+		ga_store_refresh(store);
+		return ga_store_exists(store, id);
+	}
 	odb_oid_to_git(&gid, id);
 	return git_odb_exists(odb, &gid);
+}
+
+/*
+ * git_odb_exists_prefix() on a SHA-256 store: fewer than 4 digits are
+ * refused as libgit2 refuses them, a whole id is looked up as it is.
+ */
+static int store_exists_prefix_sha256(struct ga_oid *out,
+				      struct ga_store *store,
+				      const struct ga_oid *prefix, size_t len)
+{
+	size_t hexsz = ga_oid_hexsz(prefix);
+	int error;
+
+	if (len < GIT_OID_MINPREFIXLEN) {
+		git_error_set_str(GIT_ERROR_ODB, "ambiguous OID prefix - "
+				  "prefix length too short");
+		return GIT_EAMBIGUOUS;
+	}
+	if (len >= hexsz) {
+		if (!ga_store_exists(store, prefix)) {
+			ga_store_refresh(store);
+			if (!ga_store_exists(store, prefix))
+				return store_code(GA_ENOTFOUND,
+						  "no match for id prefix",
+						  prefix, hexsz);
+		}
+		*out = *prefix;
+		return 0;
+	}
+	error = ga_store_find_prefix(store, prefix, len, out);
+	if (error == GA_ENOTFOUND) {
+		ga_store_refresh(store);
+		error = ga_store_find_prefix(store, prefix, len, out);
+	}
+	return store_code(error, "no match for id prefix", prefix, len);
 }
 
 int odb_exists_prefix(struct ga_oid *out, git_odb *odb,
 		      const struct ga_oid *prefix, size_t len)
 {
+	struct ga_store *store = sha256_store(odb);
 	git_oid gid, found;
 	int error;
 
+	if (store)
+		return store_exists_prefix_sha256(out, store, prefix, len);
 	odb_oid_to_git(&gid, prefix);
 	if ((error = git_odb_exists_prefix(&found, odb, &gid, len)) < 0)
 		return error;
@@ -375,9 +563,9 @@ done:
 }
 
 int odb_open(git_odb **out, const char *objects_dir, const char *shown,
-	     int report)
+	     int report, enum ga_hash_algo algo)
 {
-	struct ga_store *store = ga_store_new(GA_HASH_SHA1, report);
+	struct ga_store *store = ga_store_new(algo, report);
 	struct alternates alt = { 0 };
 	git_odb_backend *backend = NULL;
 	git_odb *odb = NULL;
@@ -435,7 +623,8 @@ static char *git_dir_name(git_repository *repo)
 	return ga_xstrndup(common, len);
 }
 
-int odb_install(git_repository *repo, const char *git_dir_shown, int report)
+int odb_install(git_repository *repo, const char *git_dir_shown, int report,
+		enum ga_hash_algo algo)
 {
 	char *objects = ga_xstrfmt("%sobjects", git_repository_commondir(repo));
 	char *name = git_dir_shown ? ga_xstrdup(git_dir_shown)
@@ -448,7 +637,7 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report)
 	while (len > 1 && name[len - 1] == '/')
 		name[--len] = '\0';
 	shown = ga_xstrfmt("%s/objects", name);
-	if ((error = odb_open(&odb, objects, shown, report)) == 0 &&
+	if ((error = odb_open(&odb, objects, shown, report, algo)) == 0 &&
 	    (error = promisor_backend_add(odb, repo, 0)) == 0 &&
 	    git_repository_set_odb(repo, odb) < 0)
 		error = ga_error_from_git("cannot open the object database");

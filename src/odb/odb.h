@@ -29,10 +29,12 @@
  * complaints about alternates ("object directory <dir> does not exist;
  * check .git/objects/info/alternates", nesting too deep) are reported
  * as errors as git prints them; a second database of the same run
- * passes 0.  Returns 0 or GA_ERROR; the caller frees *out.
+ * passes 0.  `algo` is the hash that names the objects (the
+ * repository's extensions.objectFormat, repofmt.h).  Returns 0 or
+ * GA_ERROR; the caller frees *out.
  */
 int odb_open(git_odb **out, const char *objects_dir, const char *shown,
-	     int report);
+	     int report, enum ga_hash_algo algo);
 
 /*
  * Open `repo`'s object database with odb_open() and install it in
@@ -40,9 +42,11 @@ int odb_open(git_odb **out, const char *objects_dir, const char *shown,
  * repository directory as git names it in messages (GIT_DIR as given,
  * "." for the server), or NULL to work it out as git's setup does:
  * ".git" for the .git of the work tree, "." for the current directory,
- * else its absolute path.  Returns 0 or GA_ERROR.
+ * else its absolute path.  `algo` is the repository's hash, from its
+ * format (repofmt.h).  Returns 0 or GA_ERROR.
  */
-int odb_install(git_repository *repo, const char *git_dir_shown, int report);
+int odb_install(git_repository *repo, const char *git_dir_shown, int report,
+		enum ga_hash_algo algo);
 
 /*
  * How messages name the objects directory of `odb`, an object database
@@ -81,8 +85,10 @@ void odb_oid_to_git(git_oid *out, const struct ga_oid *id);
 void odb_oid_from_git(struct ga_oid *out, const git_oid *id);
 
 /*
- * The hash that names the objects of `odb`.  libgit2 opens SHA-1
- * repositories only, so every database it holds is SHA-1's.
+ * The hash that names the objects of `odb`: its store's, for a
+ * database opened by odb_open(); SHA-1 for any other.  libgit2 reads
+ * SHA-1 objects only: the reads below take the objects of a SHA-256
+ * database from its store directly, with the same codes and messages.
  */
 enum ga_hash_algo odb_hash_algo(git_odb *odb);
 
@@ -94,8 +100,25 @@ enum ga_hash_algo odb_hash_algo(git_odb *odb);
 void odb_hash_object(struct ga_oid *out, enum ga_hash_algo algo,
 		     git_object_t type, const void *data, size_t len);
 
-/* git_odb_read(), git_odb_read_header(), git_odb_exists() by ga_oid. */
-int odb_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
+/*
+ * An object read whole.  garchive's own type rather than libgit2's
+ * git_odb_object, which only libgit2 can make and which only holds
+ * SHA-1 objects; for a SHA-1 database it wraps libgit2's, so that
+ * libgit2's object cache and a partial clone's lazy fetch serve it as
+ * before.  The data is followed by a NUL byte.
+ */
+struct odb_object;
+const void *odb_object_data(const struct odb_object *obj);
+size_t odb_object_size(const struct odb_object *obj);
+git_object_t odb_object_type(const struct odb_object *obj);
+void odb_object_free(struct odb_object *obj);
+
+/*
+ * git_odb_read(), git_odb_read_header(), git_odb_exists() by ga_oid:
+ * 0 (1 for a present object), GIT_ENOTFOUND with libgit2's message,
+ * GA_ECORRUPT with git's lines in libgit2's error, or another code.
+ */
+int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id);
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 		    const struct ga_oid *id);
 int odb_exists(git_odb *odb, const struct ga_oid *id);

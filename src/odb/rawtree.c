@@ -73,7 +73,8 @@ int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it)
 	return 0;
 }
 
-int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
+int rawtree_read(struct odb_object **out, git_odb *odb,
+		 const struct ga_oid *id)
 {
 	int error;
 
@@ -84,8 +85,8 @@ int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
 		git_error_clear();
 		return GA_ENOTFOUND;
 	}
-	if (git_odb_object_type(*out) != GIT_OBJECT_TREE) {
-		git_odb_object_free(*out);
+	if (odb_object_type(*out) != GIT_OBJECT_TREE) {
+		odb_object_free(*out);
 		*out = NULL;
 		return GA_ENOTFOUND;
 	}
@@ -99,15 +100,15 @@ int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id)
  * there), or GA_ENOTFOUND or an error.
  */
 static int find_entry(struct rawtree_entry *out, const char **rest,
-		      const git_odb_object *obj, const char *path,
+		      const struct odb_object *obj, const char *path,
 		      size_t hashsz)
 {
 	size_t len = strlen(path);
 	struct rawtree_iter it;
 	int error, cmp;
 
-	rawtree_iter_init(&it, git_odb_object_data((git_odb_object *)obj),
-			  git_odb_object_size((git_odb_object *)obj), hashsz);
+	rawtree_iter_init(&it, odb_object_data(obj),
+			  odb_object_size(obj), hashsz);
 	while ((error = rawtree_next(out, &it)) == 0) {
 		if (out->name_len > len)
 			continue;
@@ -133,7 +134,7 @@ static int find_entry(struct rawtree_entry *out, const char **rest,
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const struct ga_oid *root, const char *path, size_t hashsz)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct ga_oid id;
 	int error;
 
@@ -144,7 +145,7 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		if ((error = rawtree_read(&obj, odb, &id)) < 0)
 			return error;
 		error = find_entry(out, &rest, obj, path, hashsz);
-		git_odb_object_free(obj);
+		odb_object_free(obj);
 		if (error < 0)
 			return error;
 		/* out->name pointed into the freed tree: not used below. */
@@ -162,15 +163,15 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 static int count_tree(uint64_t *n, git_odb *odb, const struct ga_oid *id,
 		      size_t hashsz, int depth)
 {
-	git_odb_object *obj = NULL;
+	struct odb_object *obj = NULL;
 	struct rawtree_iter it;
 	struct rawtree_entry e;
 	int error;
 
 	if (depth > RAWTREE_COUNT_DEPTH || rawtree_read(&obj, odb, id) < 0)
 		return GA_ENOTFOUND;
-	rawtree_iter_init(&it, git_odb_object_data(obj),
-			  git_odb_object_size(obj), hashsz);
+	rawtree_iter_init(&it, odb_object_data(obj),
+			  odb_object_size(obj), hashsz);
 	while ((error = rawtree_next(&e, &it)) == 0) {
 		if (e.mode != 0040000)
 			(*n)++;
@@ -178,7 +179,7 @@ static int count_tree(uint64_t *n, git_odb *odb, const struct ga_oid *id,
 					     depth + 1)) < 0)
 			break;
 	}
-	git_odb_object_free(obj);
+	odb_object_free(obj);
 	return error == GA_ITEROVER ? 0 : error;
 }
 

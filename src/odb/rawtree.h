@@ -46,12 +46,14 @@ void rawtree_iter_init(struct rawtree_iter *it, const void *data,
 int rawtree_next(struct rawtree_entry *out, struct rawtree_iter *it);
 
 /*
- * Read tree `id` from `odb` into *out (free with git_odb_object_free).
+ * Read tree `id` from `odb` into *out (free with odb_object_free).
  * Returns 0, GA_ECORRUPT with git's message when it is damaged (see
  * odb.h), or GA_ENOTFOUND when it is missing or not a tree (the caller
  * words the error, which differs from place to place in git).
  */
-int rawtree_read(git_odb_object **out, git_odb *odb, const struct ga_oid *id);
+struct odb_object;
+int rawtree_read(struct odb_object **out, git_odb *odb,
+		 const struct ga_oid *id);
 
 /*
  * Find the entry at `path` ("a/b/c", or "a/b/" for a directory) below

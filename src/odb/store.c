@@ -770,12 +770,6 @@ done:
 
 /* ---- loose objects ---- */
 
-static void to_git_oid(git_oid *out, const struct ga_oid *id)
-{
-	memset(out, 0, sizeof(*out));
-	memcpy(out->id, id->id, GIT_OID_RAWSZ);
-}
-
 /*
  * The loose copy, as git's open_loose_object(): the first directory
  * whose file opens serves it.  Returns its backend, or NULL.
@@ -783,16 +777,12 @@ static void to_git_oid(git_oid *out, const struct ga_oid *id)
 static git_odb_backend *loose_dir_of(struct ga_store *s,
 				     const struct ga_oid *id)
 {
-	git_oid oid;
 	size_t i;
 
-	if (s->algo != GA_HASH_SHA1)
-		return NULL;
-	to_git_oid(&oid, id);
 	for (i = 0; i < s->nr_dirs; i++) {
 		git_odb_backend *b = s->dirs[i].loose;
 
-		if (b->exists(b, &oid))
+		if (loose_has(b, id))
 			return b;
 	}
 	return NULL;
@@ -881,7 +871,8 @@ static int damage_unreported(const struct ga_store *s, struct ga_buf *why)
 struct lookup {
 	int (*packed)(struct lookup *l, struct ga_store *s, struct pack *p,
 		      uint64_t offset, struct ga_buf *why);
-	int (*loose)(struct lookup *l, git_odb_backend *b, const git_oid *oid);
+	int (*loose)(struct lookup *l, git_odb_backend *b,
+		     const struct ga_oid *id);
 };
 
 static int look_up(struct ga_store *s, const struct ga_oid *id,
@@ -915,14 +906,11 @@ static int look_up(struct ga_store *s, const struct ga_oid *id,
 	if (found < 0)
 		return all_copies_failed(s, id, &why, found);
 	if ((b = loose_dir_of(s, id))) {
-		git_oid oid;
-
 		if ((error = damage_unreported(s, &why)) < 0)
 			return error;
 		report_lines(s, &why);
 		ga_buf_release(&why);
-		to_git_oid(&oid, id);
-		return l->loose(l, b, &oid);
+		return l->loose(l, b, id);
 	}
 	return all_copies_failed(s, id, &why, 0);
 }
@@ -992,11 +980,11 @@ static int whole_packed(struct lookup *l, struct ga_store *s, struct pack *p,
 }
 
 static int whole_loose(struct lookup *l, git_odb_backend *b,
-		       const git_oid *oid)
+		       const struct ga_oid *id)
 {
 	struct whole_read *r = (struct whole_read *)l;
 	git_object_t t = GIT_OBJECT_INVALID;
-	int error = b->read(r->data, r->len, &t, b, oid);
+	int error = loose_read_object(b, id, r->a, r->data, r->len, &t);
 
 	*r->type = (enum ga_obj_type)t;
 	return error;
@@ -1073,11 +1061,11 @@ static int header_packed(struct lookup *l, struct ga_store *s,
 }
 
 static int header_loose(struct lookup *l, git_odb_backend *b,
-			const git_oid *oid)
+			const struct ga_oid *id)
 {
 	struct header_read *r = (struct header_read *)l;
 	git_object_t t = GIT_OBJECT_INVALID;
-	int error = b->read_header(r->len, &t, b, oid);
+	int error = loose_read_object_header(b, id, r->len, &t);
 
 	*r->type = (enum ga_obj_type)t;
 	return error;
@@ -1139,18 +1127,15 @@ int ga_store_find_prefix(struct ga_store *s, const struct ga_oid *prefix,
 				return error;
 		}
 	}
-	for (i = 0; i < s->nr_dirs && s->algo == GA_HASH_SHA1; i++) {
-		git_odb_backend *b = s->dirs[i].loose;
+	for (i = 0; i < s->nr_dirs; i++) {
 		struct ga_oid cand;
-		git_oid found, pre;
 
-		to_git_oid(&pre, prefix);
-		error = b->exists_prefix(&found, b, &pre, nibbles);
+		error = loose_find_prefix(s->dirs[i].loose, prefix, nibbles,
+					  &cand);
 		if (error == GIT_EAMBIGUOUS)
 			return GA_EAMBIGUOUS_ID;
 		if (error < 0)
 			continue;
-		ga_oid_from_raw(&cand, s->algo, found.id);
 		if ((error = one_match(out, &have, &cand)) < 0)
 			return error;
 	}
@@ -1183,7 +1168,8 @@ static int stream_packed(struct lookup *l, struct ga_store *s,
 
 	if (error)
 		return error;
-	if (h.type >= GA_OBJ_OFS_DELTA) {
+	/* pack-stream.c reads SHA-1 indexes only: read the others whole. */
+	if (h.type >= GA_OBJ_OFS_DELTA || s->algo != GA_HASH_SHA1) {
 		r->delta = 1;
 		return 0;
 	}
@@ -1197,13 +1183,13 @@ static int stream_packed(struct lookup *l, struct ga_store *s,
 }
 
 static int stream_loose(struct lookup *l, git_odb_backend *b,
-			const git_oid *oid)
+			const struct ga_oid *id)
 {
 	struct stream_open *r = (struct stream_open *)l;
 	int error;
 
 	r->st = ga_xcalloc(1, sizeof(*r->st));
-	error = loose_stream_open(&r->st->loose, r->size, &r->type, b, oid);
+	error = loose_stream_open(&r->st->loose, r->size, &r->type, b, id);
 	return error == GIT_ENOTFOUND ? GA_ENOTFOUND : error;
 }
 
@@ -1219,9 +1205,9 @@ int ga_store_stream_open(struct ga_store_stream **out, struct ga_store *s,
 	int error;
 
 	*out = NULL;
-	if (s->algo != GA_HASH_SHA1)
-		return GA_ENOTFOUND;
-	to_git_oid(&r.oid, id);
+	memset(&r.oid, 0, sizeof(r.oid));
+	if (s->algo == GA_HASH_SHA1)
+		memcpy(r.oid.id, id->id, GIT_OID_RAWSZ);
 	r.size = size;
 	error = look_up(s, id, &r.l);
 	if (error < 0 || r.delta) {
@@ -1284,6 +1270,11 @@ int ga_store_add_dir(struct ga_store *s, const char *dir, const char *shown)
 	GA_ALLOC_GROW(s->dirs, s->nr_dirs + 1, s->alloc_dirs);
 	s->dirs[s->nr_dirs++] = d;
 	return 0;
+}
+
+enum ga_hash_algo ga_store_algo(const struct ga_store *s)
+{
+	return s->algo;
 }
 
 const char *ga_store_shown(const struct ga_store *s)

@@ -56,6 +56,9 @@ void ga_store_refresh(struct ga_store *s);
 
 void ga_store_free(struct ga_store *s);
 
+/* The hash that names the objects of `s`. */
+enum ga_hash_algo ga_store_algo(const struct ga_store *s);
+
 /* How messages name the first directory. */
 const char *ga_store_shown(const struct ga_store *s);
 

@@ -11,6 +11,7 @@
 #include "run-command.h"
 #include "pktline.h"
 #include "refdb.h"
+#include "repofmt.h"
 #include "safedir.h"
 #include "transport.h"
 
@@ -432,7 +433,8 @@ int remote_enter_repo(git_repository **out, const char *path,
 		error = not_a_repository(path);
 	else if (!(error = refdb_setup(*out, ".", 0)))
 		/* git names what it serves "." (see odb.h). */
-		error = odb_install(*out, ".", 1);
+		error = odb_install(*out, ".", 1,
+				    repofmt_hash(git_repository_path(*out)));
 	git_error_clear();
 done:
 	free(base);
