@@ -154,4 +154,49 @@ test_expect_success 'a --mtime garchive cannot read is an error' '
 	grep "^fatal: invalid --mtime value" err
 '
 
+test_expect_success 'the time of odd commits is read as git reads it' '
+	cd repo &&
+	tree=$(git rev-parse HEAD^{tree}) &&
+	printf "tree %s\ncommitter C <c> 1234567890 +0000\n\nno author\n" \
+		$tree >no-author &&
+	printf "tree %s\nauthor A <a> 5 +0000\ncommitter C <c> 77x +0000\n\nx\n" \
+		$tree >trailing &&
+	printf "tree %s\nauthor A <a> 5 +0000\ncommitter C <c>\n\nx\n" \
+		$tree >no-date &&
+	for f in no-author trailing no-date
+	do
+		c=$(git hash-object --literally -t commit -w $f) &&
+		git archive $c >expect.tar &&
+		garchive $c >actual.tar &&
+		cmp expect.tar actual.tar || return 1
+	done
+'
+
+test_expect_success 'export-subst %d: symbolic, dangling, packed refs as git' '
+	git init -q deco &&
+	cd deco &&
+	echo "\$Format:%d|%D\$" >f &&
+	echo "f export-subst" >.gitattributes &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	git tag light &&
+	git tag -a -m ann ann &&
+	git -c advice.nestedTag=false tag -a -m nested nested ann &&
+	git update-ref refs/remotes/origin/main HEAD &&
+	git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main &&
+	git symbolic-ref refs/heads/dangle refs/heads/nowhere &&
+	git branch other &&
+	test_same_as_git HEAD &&
+	tar xOf actual.out f >deco &&
+	grep "HEAD -> " deco &&
+	grep "tag: nested" deco &&
+	git pack-refs --all &&
+	test_same_as_git HEAD &&
+	git symbolic-ref HEAD refs/heads/other &&
+	test_same_as_git HEAD &&
+	git checkout -q --detach &&
+	test_same_as_git HEAD
+'
+
 test_done

@@ -12,6 +12,8 @@
 #include <git2/types.h>
 #include "odb/oid.h"
 
+struct ga_commit;
+
 struct treeish {
 	struct ga_oid tree_id;	/* the archived tree */
 	/*
@@ -25,7 +27,7 @@ struct treeish {
 	 * write an archive without entries; 2.39 failed).
 	 */
 	int no_subtree;
-	git_commit *commit;	/* NULL when a tree was named (owned) */
+	struct ga_commit *commit; /* NULL when a tree was named (owned) */
 	struct ga_oid commit_id;
 	int64_t mtime;		/* archive time, seconds since the epoch */
 	char *refname;		/* full ref name found by DWIM, or NULL */
@@ -75,6 +77,15 @@ void treeish_release(struct treeish *t);
  */
 int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix);
+
+/*
+ * git's get_oid(): the object `name` names ("HEAD:.mailmap", a blob's
+ * id...), as the tree-ish is resolved but without peeling it.  Returns
+ * 0, GA_ENOTFOUND (git's error lines, such as an ambiguous
+ * abbreviation's, already reported), or another error.
+ */
+int treeish_get_oid(struct ga_oid *out, git_repository *repo,
+		    const char *name);
 
 /*
  * Parse a --mtime value into seconds since the epoch.  Returns 0 or

@@ -17,7 +17,7 @@ struct subst {
 };
 
 int subst_new(struct subst **out, git_repository *repo,
-	      const git_commit *commit, const struct ga_config *cfg)
+	      const struct ga_commit *commit, const struct ga_config *cfg)
 {
 	struct subst *s = ga_xcalloc(1, sizeof(*s));
 	int error;

@@ -15,6 +15,8 @@
 
 #include <git2/types.h>
 
+struct ga_commit;
+
 struct ga_buf;
 struct ga_config;
 
@@ -26,7 +28,7 @@ struct subst;
  * one-%(describe)-per-archive count.  All must outlive it.
  */
 int subst_new(struct subst **out, git_repository *repo,
-	      const git_commit *commit, const struct ga_config *cfg);
+	      const struct ga_commit *commit, const struct ga_config *cfg);
 
 /*
  * Append `data` to `out` with every "$Format:...$" expanded.  Returns 0

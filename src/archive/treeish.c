@@ -496,13 +496,31 @@ static int get_nth_ancestor(struct ga_oid *out, struct resolver *rs,
 	return 0;
 }
 
+/*
+ * libgit2 reads only SHA-1 objects and its index: the forms still left
+ * to it are an error in a repository of another hash, not a wrong answer.
+ */
+static int sha1_only(const struct resolver *rs, const char *name, size_t len)
+{
+	if (rs->algo == GA_HASH_SHA1)
+		return 0;
+	return ga_error_set("garchive cannot resolve '%.*s' in a %s "
+			    "repository yet", (int)len, name,
+			    ga_hash_name(rs->algo));
+}
+
 /* libgit2's revparse for what only it reads: reflogs, :/text and such. */
 static int revparse(struct ga_oid *out, struct resolver *rs, const char *name,
 		    size_t len)
 {
-	char *spec = ga_xstrndup(name, len);
+	char *spec;
 	git_object *obj = NULL;
-	int error = git_revparse_single(&obj, rs->repo, spec);
+	int error;
+
+	if ((error = sha1_only(rs, name, len)) < 0)
+		return error;
+	spec = ga_xstrndup(name, len);
+	error = git_revparse_single(&obj, rs->repo, spec);
 
 	free(spec);
 	if (error == GA_ECORRUPT)
@@ -1276,6 +1294,7 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 {
 	const git_index_entry *e;
 	git_index *index = NULL;
+	const char *spec = name;
 	char *path = NULL;
 	int stage = 0, error;
 
@@ -1288,6 +1307,10 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	}
 	if ((error = tree_path(&path, rs, name)) < 0)
 		return error;
+	if ((error = sha1_only(rs, spec, strlen(spec))) < 0) {
+		free(path);
+		return error;
+	}
 	if (git_repository_index(&index, rs->repo) < 0 ||
 	    !(e = git_index_get_bypath(index, path, stage)))
 		error = not_usable();
@@ -1426,16 +1449,6 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 	return 0;
 }
 
-/* libgit2's commit object of out->commit_id, for its time and fields. */
-static int lookup_commit(struct treeish *out, git_repository *repo)
-{
-	git_oid id;
-
-	odb_oid_to_git(&id, &out->commit_id);
-	if (git_commit_lookup(&out->commit, repo, &id) < 0)
-		return ga_error_from_git(NULL);
-	return 0;
-}
 
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
@@ -1490,10 +1503,11 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		goto done;
 	}
 	/* Its time and, for export-subst, its fields. */
-	if (has_commit && (error = lookup_commit(out, repo)) < 0)
+	if (has_commit &&
+	    (error = ga_commit_read(&out->commit, rs.odb, &out->commit_id)) < 0)
 		goto done;
 	/* A commit gives its committer time; a tree, the current time. */
-	out->mtime = out->commit ? git_commit_time(out->commit)
+	out->mtime = out->commit ? out->commit->time
 				 : (int64_t)time(NULL);
 	if (!out->commit && !opts->mtime && opts->source_date_epoch &&
 	    *opts->source_date_epoch &&
@@ -1554,11 +1568,32 @@ done:
 	return error;
 }
 
+int treeish_get_oid(struct ga_oid *out, git_repository *repo,
+		    const char *name)
+{
+	struct treeish_options opts = { 0 };
+	struct resolver rs = { 0 };
+	int error;
+
+	opts.name = name;
+	rs.repo = repo;
+	rs.opts = &opts;
+	if (git_repository_odb(&rs.odb, repo) < 0) {
+		error = ga_error_from_git(NULL);
+		goto done;
+	}
+	rs.algo = odb_hash_algo(rs.odb);
+	error = get_oid(out, &rs, name);
+done:
+	resolver_release(&rs);
+	return error;
+}
+
 void treeish_release(struct treeish *t)
 {
 	if (!t)
 		return;
-	git_commit_free(t->commit);
+	ga_commit_free(t->commit);
 	free(t->refname);
 	memset(t, 0, sizeof(*t));
 }

@@ -19,6 +19,8 @@
 #include "garchive/common.h"
 #include "sane-ctype.h"
 #include "wildmatch.h"
+#include "refdb.h"
+#include "refs/refs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -390,6 +392,26 @@ done:
 	return ret;
 }
 
+/*
+ * The branch HEAD names ("main" for refs/heads/main), read from the ref
+ * store; NULL when HEAD is detached, names no branch or cannot be read.
+ */
+static char *head_branch(git_repository *repo)
+{
+	struct refs_store *refs = NULL;
+	struct ga_buf target = GA_BUF_INIT;
+	char *branch = NULL;
+
+	if (repo && !refdb_open_store(&refs, repo) &&
+	    !refs_read_symref(&target, refs, "HEAD") &&
+	    !strncmp(target.ptr, "refs/heads/", 11))
+		branch = ga_xstrdup(target.ptr + 11);
+	ga_error_clear();
+	ga_buf_release(&target);
+	refs_free(refs);
+	return branch;
+}
+
 static int include_by_branch(struct loader *ld, const char *cond,
 			     size_t len)
 {
@@ -397,18 +419,8 @@ static int include_by_branch(struct loader *ld, const char *cond,
 	int ret;
 
 	if (!ld->branch_known) {
-		git_reference *head = NULL;
-
 		ld->branch_known = 1;
-		if (ld->repo &&
-		    !git_reference_lookup(&head, ld->repo, "HEAD") &&
-		    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC) {
-			const char *t = git_reference_symbolic_target(head);
-
-			if (!strncmp(t, "refs/heads/", 11))
-				ld->branch = ga_xstrdup(t + 11);
-		}
-		git_reference_free(head);
+		ld->branch = head_branch(ld->repo);
 	}
 	if (!ld->branch)
 		return 0;

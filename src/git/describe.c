@@ -256,28 +256,7 @@ done:
 /* What `oid` peels to through tags; 0, or -1 when it cannot be read. */
 static int peel(struct describe *d, struct ga_oid *out, const struct ga_oid *oid)
 {
-	git_object *obj = NULL, *target = NULL;
-	git_oid id;
-	int error;
-
-	odb_oid_to_git(&id, oid);
-	if (git_object_lookup(&obj, d->repo, &id, GIT_OBJECT_ANY) < 0) {
-		git_error_clear();
-		return -1;
-	}
-	if (git_object_type(obj) != GIT_OBJECT_TAG) {
-		ga_oid_cpy(out, oid);
-		git_object_free(obj);
-		return 0;
-	}
-	error = git_tag_peel(&target, (git_tag *)obj);
-	if (!error)
-		odb_oid_from_git(out, git_object_id(target));
-	else
-		git_error_clear();
-	git_object_free(target);
-	git_object_free(obj);
-	return error < 0 ? -1 : 0;
+	return ga_peel_tags(out, d->odb, oid);
 }
 
 static struct name *find_name(struct describe *d, const struct ga_oid *peeled)

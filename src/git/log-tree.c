@@ -7,7 +7,10 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "commit.h"
 #include "object-name.h"
+#include "refdb.h"
+#include "refs/refs.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -92,30 +95,62 @@ static void decorate_ref(const struct loader *ld, const char *refname,
 	if (ga_oid_equal(target, ld->oid))
 		add_deco(ld->d, deco_type_of(refname), refname);
 	while (type == GIT_OBJECT_TAG) {
-		git_tag *tag = NULL;
-		git_oid id;
+		struct odb_object *obj = NULL;
+		int bad;
 
-		odb_oid_to_git(&id, &cur);
-		if (git_tag_lookup(&tag, ld->repo, &id) < 0)
+		if (odb_read(&obj, ld->odb, &cur) < 0) {
+			git_error_clear();
 			break;
-		odb_oid_from_git(&cur, git_tag_target_id(tag));
-		type = git_tag_target_type(tag);
-		git_tag_free(tag);
+		}
+		/* The type the tag declares; its target is not read. */
+		bad = odb_object_type(obj) != GIT_OBJECT_TAG ||
+		      ga_tag_target(&cur, &type, ld->oid->algo,
+				    odb_object_data(obj),
+				    odb_object_size(obj)) < 0;
+		odb_object_free(obj);
+		if (bad)
+			break;
 		if (ga_oid_equal(&cur, ld->oid))
 			add_deco(ld->d, DECO_TAG, refname);
 	}
 }
 
-/* The object `refname` points to, through libgit2's refs. */
-static int ref_to_id(struct ga_oid *out, git_repository *repo,
-		     const char *refname)
+/* One ref of the iteration; broken refs were left out by the store. */
+static int decorate_each(const struct refs_entry *e, void *payload)
 {
-	git_oid id;
-	int error = git_reference_name_to_id(&id, repo, refname);
+	const struct loader *ld = payload;
 
-	if (!error)
-		odb_oid_from_git(out, &id);
-	return error;
+	/* git also skips a ref whose object is missing. */
+	if (odb_exists(ld->odb, &e->oid))
+		decorate_ref(ld, e->name, &e->oid);
+	return 0;
+}
+
+/* The branch a symbolic HEAD leads to, for "HEAD -> branch", or NULL. */
+static char *head_branch(struct refs_store *refs)
+{
+	struct ga_buf target = GA_BUF_INIT, next = GA_BUF_INIT;
+	char *name;
+	int depth;
+
+	if (refs_read_symref(&target, refs, "HEAD") < 0) {
+		ga_error_clear();
+		ga_buf_release(&target);
+		return NULL;
+	}
+	for (depth = 0; depth < 5; depth++) {
+		ga_buf_setlen(&next, 0);
+		if (refs_read_symref(&next, refs, target.ptr) < 0) {
+			ga_error_clear();
+			break;
+		}
+		ga_buf_setlen(&target, 0);
+		ga_buf_put(&target, next.ptr, next.len);
+	}
+	name = ga_xstrndup(target.ptr, target.len);
+	ga_buf_release(&target);
+	ga_buf_release(&next);
+	return name;
 }
 
 void decorations_load(struct decorations *d, git_repository *repo,
@@ -123,13 +158,9 @@ void decorations_load(struct decorations *d, git_repository *repo,
 		      const struct ga_oid *oid, int grafted)
 {
 	struct loader ld = { d, repo, odb, oid, NULL, 1 };
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL;
-	struct ga_strvec names = GA_STRVEC_INIT;
-	const char *name;
+	struct refs_store *refs = NULL;
 	struct ga_oid id;
 	int flag;
-	size_t i;
 
 	if (d->loaded)
 		return;
@@ -142,52 +173,25 @@ void decorations_load(struct decorations *d, git_repository *repo,
 	if (getenv("GIT_NO_REPLACE_OBJECTS"))
 		ld.use_replace = 0;
 
+	if (refdb_open_store(&refs, repo) < 0) {
+		/* As before: refs that cannot be read decorate nothing. */
+		ga_error_clear();
+		goto done;
+	}
 	/* Refs in byte order, as git's for_each_ref() yields them. */
-	if (git_reference_iterator_new(&it, repo) == 0) {
-		while (git_reference_next_name(&name, it) == 0)
-			ga_strvec_push(&names, ga_xstrdup(name));
-		git_reference_iterator_free(it);
-	}
-	ga_strvec_sort(&names);
-	for (i = 0; i < names.nr; i++) {
-		/* Broken refs (dangling, or no object) are skipped. */
-		if (ref_to_id(&id, repo, names.v[i]) < 0)
-			continue;
-		if (!odb_exists(odb, &id))
-			continue;
-		decorate_ref(&ld, names.v[i], &id);
-	}
-	ga_strvec_clear(&names);
+	if (refs_for_each(refs, "", 0, decorate_each, &ld) < 0)
+		ga_error_clear();
 
-	if (ref_to_id(&id, repo, "HEAD") == 0 &&
+	if (refs_resolve(NULL, &id, NULL, refs, "HEAD",
+			 REFS_RESOLVE_READING) == 0 &&
 	    odb_exists(odb, &id))
 		decorate_ref(&ld, "HEAD", &id);
+	else
+		ga_error_clear();
 
-	/* Where a symbolic HEAD leads, for "HEAD -> branch". */
-	if (git_reference_lookup(&ref, repo, "HEAD") == 0 &&
-	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC) {
-		char *target = ga_xstrdup(git_reference_symbolic_target(ref));
-		int depth;
-
-		for (depth = 0; depth < 5; depth++) {
-			git_reference *next = NULL;
-
-			if (git_reference_lookup(&next, repo, target) < 0)
-				break;
-			if (git_reference_type(next) !=
-			    GIT_REFERENCE_SYMBOLIC) {
-				git_reference_free(next);
-				break;
-			}
-			free(target);
-			target = ga_xstrdup(
-				git_reference_symbolic_target(next));
-			git_reference_free(next);
-		}
-		d->head_branch = target;
-	}
-	git_reference_free(ref);
-
+	d->head_branch = head_branch(refs);
+	refs_free(refs);
+done:
 	if (grafted)
 		add_deco(d, DECO_GRAFTED, "grafted");
 }

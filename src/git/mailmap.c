@@ -14,6 +14,8 @@
 
 #include "garchive/common.h"
 #include "garchive/config.h"
+#include "garchive/treeish.h"
+#include "odb/odb.h"
 #include "sane-ctype.h"
 
 #include <errno.h>
@@ -198,19 +200,31 @@ static void mailmap_read_file(struct mailmap *map, const char *path,
 static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 			      const char *spec)
 {
-	git_object *obj = NULL;
+	git_odb *odb = NULL;
+	struct odb_object *obj = NULL;
+	struct ga_oid id;
 	char *copy, *line;
 
-	if (git_revparse_single(&obj, repo, spec) < 0)
+	/* git's read_mailmap_blob(): a name naming nothing is no mailmap. */
+	if (treeish_get_oid(&id, repo, spec) < 0) {
+		ga_error_clear();
 		return;
-	if (git_object_type(obj) != GIT_OBJECT_BLOB) {
+	}
+	if (git_repository_odb(&odb, repo) < 0 || odb_read(&obj, odb, &id) < 0) {
+		git_error_clear();
+		git_odb_free(odb);
+		ga_report(GA_REPORT_ERROR, "unable to read mailmap object at %s",
+			  spec);
+		return;
+	}
+	if (odb_object_type(obj) != GIT_OBJECT_BLOB) {
 		ga_report(GA_REPORT_ERROR, "mailmap is not a blob: %s", spec);
-		git_object_free(obj);
+		odb_object_free(obj);
+		git_odb_free(odb);
 		return;
 	}
 	/* The blob is read as a C string, line by line. */
-	copy = ga_xstrndup(git_blob_rawcontent((git_blob *)obj),
-			   (size_t)git_blob_rawsize((git_blob *)obj));
+	copy = ga_xstrndup(odb_object_data(obj), odb_object_size(obj));
 	for (line = copy; *line;) {
 		char *end = strchrnul(line, '\n');
 
@@ -220,7 +234,8 @@ static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 		line = end;
 	}
 	free(copy);
-	git_object_free(obj);
+	odb_object_free(obj);
+	git_odb_free(odb);
 }
 
 /* Where git runs: the top of the work tree, or the git directory. */

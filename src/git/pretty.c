@@ -94,7 +94,7 @@ static size_t parent_count(struct pretty_commit *pc)
 	commit_grafts_load(&pc->grafts, pc->repo, &pc->oid);
 	if (pc->grafts.state != GRAFT_NONE)
 		return pc->grafts.nr;
-	return git_commit_parentcount(pc->commit);
+	return pc->commit->nr_parents;
 }
 
 static void parent_id(struct ga_oid *out, struct pretty_commit *pc,
@@ -103,8 +103,7 @@ static void parent_id(struct ga_oid *out, struct pretty_commit *pc,
 	if (pc->grafts.state != GRAFT_NONE)
 		ga_oid_cpy(out, &pc->grafts.parents[i]);
 	else
-		odb_oid_from_git(out, git_commit_parent_id(pc->commit,
-							   (unsigned int)i));
+		ga_oid_cpy(out, &pc->commit->parents[i]);
 }
 
 static void format_decorations(struct pretty_commit *pc, struct ga_buf *sb,
@@ -881,13 +880,11 @@ static size_t format_one(struct fmt *f, struct ga_buf *sb, size_t base,
 	case 'T': {
 		char hex[GA_OID_MAX_HEXSZ + 1];
 
-		odb_oid_from_git(&id, git_commit_tree_id(pc->commit));
-		ga_buf_puts(sb, ga_oid_fmt(hex, &id));
+		ga_buf_puts(sb, ga_oid_fmt(hex, &pc->commit->tree_id));
 		return 1;
 	}
 	case 't':
-		odb_oid_from_git(&id, git_commit_tree_id(pc->commit));
-		abbrev_add(sb, &pc->abbrev, &id);
+		abbrev_add(sb, &pc->abbrev, &pc->commit->tree_id);
 		return 1;
 	case 'P':
 	case 'p':
@@ -1170,28 +1167,24 @@ int pretty_format_commit(struct ga_buf *out, size_t base,
 /* The commit.                                                         */
 
 int pretty_commit_init(struct pretty_commit *pc, git_repository *repo,
-		       const git_commit *commit, const struct ga_config *cfg)
+		       const struct ga_commit *commit,
+		       const struct ga_config *cfg)
 {
-	struct odb_object *obj = NULL;
 	int error;
 
 	memset(pc, 0, sizeof(*pc));
 	pc->repo = repo;
 	pc->commit = commit;
 	pc->cfg = cfg;
-	odb_oid_from_git(&pc->oid, git_commit_id(commit));
+	ga_oid_cpy(&pc->oid, &commit->id);
 	ga_oid_fmt(pc->hex, &pc->oid);
 	pc->describes_left = -1;
 	if (git_repository_odb(&pc->odb, repo) < 0)
 		return ga_error_from_git(NULL);
 	if ((error = abbrev_init(&pc->abbrev, repo, pc->odb, cfg)) < 0)
 		return error;
-	if (odb_read(&obj, pc->odb, &pc->oid) < 0)
-		return ga_error_from_git(NULL);
 	/* git handles the commit as a C string. */
-	pc->raw = ga_xstrndup(odb_object_data(obj),
-			      odb_object_size(obj));
-	odb_object_free(obj);
+	pc->raw = ga_xstrndup(commit->raw, commit->raw_len);
 	return 0;
 }
 

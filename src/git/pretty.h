@@ -28,7 +28,7 @@ struct ga_config;
 
 struct pretty_commit {
 	git_repository *repo;
-	const git_commit *commit;
+	const struct ga_commit *commit;
 	const struct ga_config *cfg;
 	git_odb *odb;
 	struct ga_oid oid;
@@ -62,7 +62,8 @@ struct pretty_commit {
  * what it holds in either case.
  */
 int pretty_commit_init(struct pretty_commit *pc, git_repository *repo,
-		       const git_commit *commit, const struct ga_config *cfg);
+		       const struct ga_commit *commit,
+		       const struct ga_config *cfg);
 
 /*
  * Append `fmt` expanded for the commit to `out`, whose text (the file

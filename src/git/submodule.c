@@ -3,6 +3,7 @@
  * tree in place (see submodule.h).
  */
 #include "submodule.h"
+#include "commit.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "garchive/treeish.h"
@@ -399,20 +400,19 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 			       const struct ga_oid *commit, const char *full_path)
 {
 	struct level *l = ga_xcalloc(1, sizeof(*l));
-	git_commit *c = NULL;
-	git_oid commit_id;
+	struct ga_commit *c = NULL;
 	int error;
 
 	l->repo = repo;
 	l->owns_repo = 1;
 	l->path = ga_xstrfmt("%s/", full_path);
-	odb_oid_to_git(&commit_id, commit);
-	if (git_repository_odb(&l->odb, repo) < 0 ||
-	    git_commit_lookup(&c, repo, &commit_id) < 0) {
+	if (git_repository_odb(&l->odb, repo) < 0) {
 		error = ga_error_from_git(NULL);
 		goto fail;
 	}
-	odb_oid_from_git(&l->tree_id, git_commit_tree_id(c));
+	if ((error = ga_commit_read(&c, l->odb, commit)) < 0)
+		goto fail;
+	ga_oid_cpy(&l->tree_id, &c->tree_id);
 	l->treeish.commit = c;
 	ga_oid_cpy(&l->treeish.commit_id, commit);
 	ga_oid_cpy(&l->treeish.tree_id, &l->tree_id);
@@ -432,7 +432,7 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	return l;
 fail:
 	config_free(l->config);
-	git_commit_free(c);
+	ga_commit_free(c);
 	git_odb_free(l->odb);
 	free(l->path);
 	free(l);
@@ -577,7 +577,7 @@ static void level_release(struct level *l)
 	}
 	free(l->names);
 	free(l->paths);
-	git_commit_free(l->treeish.commit);
+	ga_commit_free(l->treeish.commit);
 	config_free(l->config);
 	git_odb_free(l->odb);
 	if (l->owns_repo)

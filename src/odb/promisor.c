@@ -7,6 +7,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "odb.h"
+#include "rawtree.h"
 #include "run-command.h"
 
 #include <dirent.h>
@@ -267,19 +268,39 @@ struct missing {
 	size_t nr, alloc;
 };
 
-static int note_missing(const char *root, const git_tree_entry *entry,
-			void *payload)
+/*
+ * Note the blobs below tree `id` that the store lacks, in the walk's
+ * order (a subtree where its entry is).  A tree that cannot be read or
+ * parsed ends the walk: the archive walk meets it and says it as git
+ * does.  Returns 0 or -1 (the walk ended early).
+ */
+static int note_missing(struct missing *m, const struct ga_oid *id)
 {
-	struct missing *m = payload;
+	struct odb_object *obj = NULL;
+	struct rawtree_iter it;
+	struct rawtree_entry e;
+	int error = 0;
 
-	(void)root;
-	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
-	    git_tree_entry_filemode(entry) == GIT_FILEMODE_COMMIT ||
-	    git_odb_exists(m->odb, git_tree_entry_id(entry)))
-		return 0;
-	GA_ALLOC_GROW(m->ids, m->nr + 1, m->alloc);
-	git_oid_cpy(&m->ids[m->nr++], git_tree_entry_id(entry));
-	return 0;
+	if (rawtree_read(&obj, m->odb, id) < 0)
+		return -1;
+	rawtree_iter_init(&it, odb_object_data(obj),
+			  odb_object_size(obj), ga_oid_rawsz(id));
+	while (!error && !(error = rawtree_next(&e, &it))) {
+		git_oid gid;
+
+		if (e.mode == 0040000) {
+			error = note_missing(m, &e.id);
+			continue;
+		}
+		/* Files and symbolic links; gitlinks are no blobs. */
+		if (e.mode == 0160000 || odb_exists(m->odb, &e.id))
+			continue;
+		odb_oid_to_git(&gid, &e.id);
+		GA_ALLOC_GROW(m->ids, m->nr + 1, m->alloc);
+		git_oid_cpy(&m->ids[m->nr++], &gid);
+	}
+	odb_object_free(obj);
+	return error == GA_ITEROVER ? 0 : -1;
 }
 
 int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
@@ -287,8 +308,6 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
 {
 	struct promisors p = { 0 };
 	struct missing m = { 0 };
-	git_tree *tree = NULL;
-	git_oid tree_id;
 	size_t nr;
 	int error;
 
@@ -298,18 +317,15 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
 	promisors_release(&p);
 	if (error < 0 || !nr)
 		return error;
-	odb_oid_to_git(&tree_id, tree_oid);
-	if (git_repository_odb(&m.odb, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
-		/* The walk meets the same and says it as git does. */
+	if (git_repository_odb(&m.odb, repo) < 0) {
 		git_error_clear();
-		git_odb_free(m.odb);
 		return 0;
 	}
-	git_tree_walk(tree, GIT_TREEWALK_PRE, note_missing, &m);
+	/* What a damaged tree says is the archive walk's to say. */
+	if (note_missing(&m, tree_oid) < 0)
+		ga_error_clear();
 	git_error_clear();
 	error = promisor_fetch(repo, cfg, m.ids, m.nr);
-	git_tree_free(tree);
 	git_odb_free(m.odb);
 	free(m.ids);
 	return error;

@@ -8,13 +8,15 @@
 #include "fuzz.h"
 
 #include "garchive/config.h"
+#include "commit.h"
+#include "odb/odb.h"
 #include "subst.h"
 
 #include <git2.h>
 #include <unistd.h>
 
 static git_repository *repo;
-static git_commit *commit;
+static struct ga_commit *commit;
 static struct ga_config *cfg;
 
 static void die(const char *what)
@@ -35,6 +37,8 @@ static void make_repo(void)
 	git_oid blob, tree, id, tag;
 	git_tree *t = NULL;
 	git_object *target = NULL;
+	git_odb *odb = NULL;
+	struct ga_oid cid;
 	static const char mailmap[] =
 		"Mapped Name <mapped@example.com> <author@example.com>\n";
 
@@ -57,8 +61,12 @@ static void make_repo(void)
 			      "subject line\n\nbody line one\nbody line two\n"
 			      "\nSigned-off-by: A U Thor <author@example.com>\n",
 			      t, 0, NULL) < 0 ||
-	    git_commit_lookup(&commit, repo, &id) < 0)
+	    git_repository_odb(&odb, repo) < 0)
 		die("commit");
+	odb_oid_from_git(&cid, &id);
+	if (ga_commit_read(&commit, odb, &cid) < 0)
+		die("commit read");
+	git_odb_free(odb);
 	if (git_object_lookup(&target, repo, &id, GIT_OBJECT_COMMIT) < 0 ||
 	    git_tag_create(&tag, repo, "v1.0", target, committer, "v1.0\n",
 			   0) < 0 ||

@@ -10,6 +10,8 @@
 #include "gitscratch.h"
 #include "tap.h"
 
+#include "commit.h"
+#include "odb/odb.h"
 #include "subst.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
@@ -92,8 +94,10 @@ static int ours(const char *repo, const char *treeish, const char *paths,
 		struct ga_buf *out)
 {
 	git_repository *r = NULL;
-	git_object *obj = NULL, *blob = NULL;
-	git_commit *commit = NULL;
+	git_object *obj = NULL, *blob = NULL, *peeled = NULL;
+	git_odb *odb = NULL;
+	struct ga_commit *commit = NULL;
+	struct ga_oid id;
 	struct ga_config *cfg = NULL;
 	struct subst *s = NULL;
 	char *path = malloc(strlen(scratch) + strlen(repo) + 2);
@@ -104,11 +108,14 @@ static int ours(const char *repo, const char *treeish, const char *paths,
 	if (git_repository_open(&r, path) < 0 ||
 	    config_load(&cfg, r, NULL, 0) < 0 ||
 	    git_revparse_single(&obj, r, treeish) < 0 ||
-	    git_object_peel((git_object **)&commit, obj,
-			    GIT_OBJECT_COMMIT) < 0) {
+	    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0 ||
+	    git_repository_odb(&odb, r) < 0) {
 		diag("cannot open %s %s", repo, treeish);
 		goto done;
 	}
+	odb_oid_from_git(&id, git_object_id(peeled));
+	if ((error = ga_commit_read(&commit, odb, &id)) < 0)
+		goto done;
 	if ((error = subst_new(&s, r, commit, cfg)) < 0)
 		goto done;
 	for (tok = strtok_r(list, " ", &save); tok;
@@ -131,7 +138,9 @@ static int ours(const char *repo, const char *treeish, const char *paths,
 done:
 	subst_free(s);
 	config_free(cfg);
-	git_commit_free(commit);
+	ga_commit_free(commit);
+	git_object_free(peeled);
+	git_odb_free(odb);
 	git_object_free(obj);
 	git_repository_free(r);
 	free(path);
