@@ -56,6 +56,13 @@ unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL SOURCE_DATE_EPOCH
 # garchive follows the git on PATH where git changed a command line
 # (t0100); a test that wants another says so.
 unset GARCHIVE_GIT_VERSION
+# GARCHIVE_TEST_OBJECT_FORMAT=sha256: every repository git makes in a
+# test names its objects by SHA-256 (git's GIT_DEFAULT_HASH).
+case "${GARCHIVE_TEST_OBJECT_FORMAT:-sha1}" in
+sha1) ;;
+sha256) GIT_DEFAULT_HASH=sha256 && export GIT_DEFAULT_HASH ;;
+*) echo "Bail out! GARCHIVE_TEST_OBJECT_FORMAT=$GARCHIVE_TEST_OBJECT_FORMAT: sha1 or sha256" && exit 1 ;;
+esac
 LC_ALL=C
 LANG=C
 TZ=UTC
