@@ -310,6 +310,9 @@ chain () {
 			d=$d/modules/sub &&
 			mkdir -p $d/objects/info $d/refs/heads &&
 			echo "ref: refs/heads/main" >$d/HEAD &&
+			git config -f $d/config core.repositoryformatversion 1 &&
+			git config -f $d/config extensions.objectformat \
+				"$(git rev-parse --show-object-format)" &&
 			echo "$PWD/.git/objects" >$d/objects/info/alternates &&
 			k=$((k + 1)) || return 1
 		done
