@@ -114,7 +114,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
 	       groff-base bash-completion strace
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
-.PHONY: all deps deps-dev test unit check-asan valgrind fuzz fuzz-build \
+.PHONY: all deps deps-dev test test-sha256 unit check-asan valgrind fuzz fuzz-build \
 	record-2.39 clean install uninstall doc bench bench-scaling
 
 all: $(O)garchive $(O)garchive-remote-http
@@ -161,6 +161,10 @@ test: all unit $(TEST_CLOCK)
 	@echo "   A failing test prints why on stderr.  One script, verbosely: \
 	prove -v t/t3000-tar.sh"
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
+
+# The same suite with every test repository in SHA-256 (t/README).
+test-sha256:
+	GARCHIVE_TEST_OBJECT_FORMAT=sha256 $(MAKE) test
 
 # Records what git 2.39 does in the scripts that compare with it through
 # a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, and

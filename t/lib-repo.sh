@@ -95,7 +95,7 @@ make_edge_repo () {
 		done &&
 		git add . &&
 		git update-index --add --cacheinfo \
-			160000,1111111111111111111111111111111111111111,modules/lib &&
+			160000,$(test_oid_hex 1),modules/lib &&
 		test_tick &&
 		git commit -q -m "second: every kind of entry" &&
 

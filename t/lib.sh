@@ -56,6 +56,16 @@ unset XDG_CONFIG_HOME XDG_CACHE_HOME EMAIL SOURCE_DATE_EPOCH
 # garchive follows the git on PATH where git changed a command line
 # (t0100); a test that wants another says so.
 unset GARCHIVE_GIT_VERSION
+# GARCHIVE_TEST_OBJECT_FORMAT=sha256: every repository git makes in a
+# test names its objects by SHA-256 (git's GIT_DEFAULT_HASH).
+# test_hexsz is the length of an object id in hex; the prerequisite
+# SHA1 or SHA256 names the mode, for a test bound to one of them.
+case "${GARCHIVE_TEST_OBJECT_FORMAT:-sha1}" in
+sha1) test_object_format=sha1 test_hexsz_=40 ;;
+sha256) GIT_DEFAULT_HASH=sha256 && export GIT_DEFAULT_HASH &&
+	test_object_format=sha256 test_hexsz_=64 ;;
+*) echo "Bail out! GARCHIVE_TEST_OBJECT_FORMAT=$GARCHIVE_TEST_OBJECT_FORMAT: sha1 or sha256" && exit 1 ;;
+esac
 LC_ALL=C
 LANG=C
 TZ=UTC
@@ -132,6 +142,17 @@ test_missing_prereqs=" "
 
 say_diag () {
 	sed -e 's/^/# /' "$@"
+}
+
+# test_hexsz: the length in hex of an object id in this mode.
+test_hexsz () {
+	echo "$test_hexsz_"
+}
+
+# test_oid_hex DIGIT: a fake object id of the mode's length, DIGIT
+# repeated (a gitlink or index entry that names no object).
+test_oid_hex () {
+	printf "%${test_hexsz_}s\n" "" | tr ' ' "$1"
 }
 
 # test_set_prereq NAME: mark a prerequisite as satisfied.
@@ -663,6 +684,11 @@ commit_of () {
 # scripts instead compare with a record of git 2.39 where git is another
 # (test_uses_git_2_39_record, below).
 GIT_VERSION=$(git --version 2>/dev/null | sed -n 's/^git version //p')
+# The object format of the test repositories (see above).
+case "$test_object_format" in
+sha1) test_set_prereq SHA1 ;;
+sha256) test_set_prereq SHA256 ;;
+esac
 case "$GIT_VERSION" in
 2.39.*) test_set_prereq GIT_2_39 ;;
 *) test -z "$GARCHIVE_TEST_ANY_GIT" || test_set_prereq GIT_2_39 ;;
@@ -703,6 +729,10 @@ test_uses_git_2_39_record () {
 		;;
 	*)
 		test -n "${GARCHIVE_TEST_ANY_GIT-}" && return 0
+		# The records are of SHA-1 repositories: their ids and
+		# bytes cannot stand for a SHA-256 run.
+		test "$test_object_format" = sha1 ||
+		test_skip_all "compares with git 2.39 (the reference) through SHA-1 records, which cannot replay in SHA-256 mode, not git ${GIT_VERSION:-(none)}"
 		test -f "$ref_file_" ||
 		test_skip_all "compares with git 2.39 (the reference) and has no record of it ($ref_file_), not git ${GIT_VERSION:-(none)}"
 		ref_mode_=replay

@@ -34,7 +34,7 @@ graft_commit () {
 
 # same_but_commit FORMAT EXPECT ACTUAL: the archives are the same but
 # for where the commit id is recorded (tar: the pax global header, the
-# first 1024 bytes; zip: the comment, the last 40 bytes), which in
+# first 1024 bytes; zip: the comment, the last hex id), which in
 # ACTUAL must be the superproject's, as `git archive HEAD` records it.
 same_but_commit () {
 	case $1 in
@@ -46,10 +46,10 @@ same_but_commit () {
 		test_cmp expect.head actual.head
 		;;
 	zip)
-		size=$(wc -c <"$2") &&
-		head -c $((size - 40)) "$2" >expect.body &&
-		head -c $((size - 40)) "$3" >actual.body &&
-		tail -c 40 "$3" >actual.comment &&
+		size=$(wc -c <"$2") && hexsz=$(test_hexsz) &&
+		head -c $((size - hexsz)) "$2" >expect.body &&
+		head -c $((size - hexsz)) "$3" >actual.body &&
+		tail -c $hexsz "$3" >actual.comment &&
 		git rev-parse HEAD | tr -d "\n" >expect.comment &&
 		test_cmp expect.comment actual.comment
 		;;
@@ -310,6 +310,9 @@ chain () {
 			d=$d/modules/sub &&
 			mkdir -p $d/objects/info $d/refs/heads &&
 			echo "ref: refs/heads/main" >$d/HEAD &&
+			git config -f $d/config core.repositoryformatversion 1 &&
+			git config -f $d/config extensions.objectformat \
+				"$(git rev-parse --show-object-format)" &&
 			echo "$PWD/.git/objects" >$d/objects/info/alternates &&
 			k=$((k + 1)) || return 1
 		done

@@ -34,7 +34,7 @@ test_expect_success 'setup: a tree with every kind of entry' '
 	echo split154 >"$a99/$(make_long d 54)/$(make_long e 100)" &&
 	printf "caf\303\251" >"caf$(printf "\303\251")" &&
 	git add . &&
-	git update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,modules/lib &&
+	git update-index --add --cacheinfo 160000,$(test_oid_hex 1),modules/lib &&
 	test_tick &&
 	git commit -q -m initial &&
 	git tag -a -m "annotated" v1.0 &&

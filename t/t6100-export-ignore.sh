@@ -40,11 +40,11 @@ test_expect_success 'setup' '
 	ln -s top.txt sub/link &&
 	git add . &&
 	git update-index --add --cacheinfo \
-		160000,1111111111111111111111111111111111111111,mod &&
+		160000,$(test_oid_hex 1),mod &&
 	git update-index --add --cacheinfo \
-		160000,2222222222222222222222222222222222222222,mod2 &&
+		160000,$(test_oid_hex 2),mod2 &&
 	git update-index --add --cacheinfo \
-		160000,3333333333333333333333333333333333333333,sub/mod &&
+		160000,$(test_oid_hex 3),sub/mod &&
 	test_tick &&
 	git commit -q -m base
 '

@@ -35,7 +35,7 @@ test_expect_success 'setup' '
 	EOF
 	git add . &&
 	git update-index --add \
-		--cacheinfo 160000,1111111111111111111111111111111111111111,sm &&
+		--cacheinfo 160000,$(test_oid_hex 1),sm &&
 	test_commit builtin a a &&
 	cat >../warnings <<-\EOF
 	builtin_foo is not a valid attribute name: .gitattributes:1

@@ -195,18 +195,6 @@ int repofmt_verify(const struct repofmt *fmt)
 	return 0;
 }
 
-/* What git reads but garchive cannot read yet. */
-static int refuse_unsupported(const struct repofmt *fmt)
-{
-	if (fmt->hash != GA_HASH_SHA1)
-		return ga_error_set("cannot read the repository: its objects "
-				    "are named by %s "
-				    "(extensions.objectformat), which "
-				    "garchive does not support yet",
-				    ga_hash_name(fmt->hash));
-	return 0;
-}
-
 int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
 		  int discovered)
 {
@@ -223,7 +211,7 @@ int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
 				   ga_error_message());
 		return error;
 	}
-	return refuse_unsupported(fmt);
+	return 0;
 }
 
 enum ga_hash_algo repofmt_hash(const char *git_dir)

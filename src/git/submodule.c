@@ -9,6 +9,7 @@
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
 #include "promisor.h"
+#include "repofmt.h"
 #include "rawtree.h"
 #include "safedir.h"
 
@@ -262,7 +263,14 @@ static git_repository *open_with_commit(const char *dir,
 		git_error_clear();
 		return NULL;
 	}
-	ok = git_repository_odb(&odb, repo) == 0 &&
+	/*
+	 * libgit2's own object database reads SHA-1 only: the
+	 * submodule's, like the superproject's, is ours, with the hash
+	 * its format names (a SHA-256 superproject has SHA-256 gitlinks).
+	 */
+	ok = odb_install(repo, NULL, 0,
+			 repofmt_hash(git_repository_path(repo))) == 0 &&
+	     git_repository_odb(&odb, repo) == 0 &&
 	     odb_read_header(&size, &type, odb, commit) == 0 &&
 	     type == GIT_OBJECT_COMMIT;
 	git_odb_free(odb);
