@@ -162,9 +162,18 @@ test: all unit $(TEST_CLOCK)
 	prove -v t/t3000-tar.sh"
 	$(PROVE) $(PROVE_FLAGS) -e '' $(UNIT_TESTS) $(SHELL_TESTS)
 
-# The same suite with every test repository in SHA-256 (t/README).
-test-sha256:
-	GARCHIVE_TEST_OBJECT_FORMAT=sha256 $(MAKE) test
+# The scripts with every test repository in SHA-256 (t/README), but for
+# those that do not hold there yet (issue 24): SHA-1 fixtures or records
+# to replace, and the limits the manual lists (partial clones, packed
+# blobs streamed, index offsets).
+SHA256_PENDING = t0100-git-version t1400-repository t1500-reftable \
+	t2100-submodules t3400-pack-stream t8100-faults t9400-http
+SHA256_TESTS = $(filter-out $(SHA256_PENDING:%=t/%.sh),$(SHELL_TESTS))
+test-sha256: all unit $(TEST_CLOCK)
+	@echo "== make test-sha256: $(words $(SHA256_TESTS)) scripts with \
+	SHA-256 repositories; not yet: $(SHA256_PENDING)"
+	GARCHIVE_TEST_OBJECT_FORMAT=sha256 $(PROVE) $(PROVE_FLAGS) -e '' \
+		$(SHA256_TESTS)
 
 # Records what git 2.39 does in the scripts that compare with it through
 # a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, and
