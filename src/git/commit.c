@@ -17,9 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2/errors.h>
-#include <git2/odb.h>
-#include <git2/repository.h>
+#include "libgit2.h"
 
 void ga_commit_release(struct ga_commit *c)
 {
