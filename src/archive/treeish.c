@@ -1539,6 +1539,18 @@ done:
 	return error;
 }
 
+/* A resolver of names in `repo`, for one lookup outside treeish_resolve(). */
+static int resolver_open(struct resolver *rs, git_repository *repo,
+			 const struct treeish_options *opts)
+{
+	rs->repo = repo;
+	rs->opts = opts;
+	if (git_repository_odb(&rs->odb, repo) < 0)
+		return ga_error_from_git(NULL);
+	rs->algo = odb_hash_algo(rs->odb);
+	return 0;
+}
+
 int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 			const char *name, const char *cwd_prefix)
 {
@@ -1549,14 +1561,8 @@ int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 
 	opts.name = name;
 	opts.cwd_prefix = cwd_prefix;
-	rs.repo = repo;
-	rs.opts = &opts;
-	if (git_repository_odb(&rs.odb, repo) < 0) {
-		error = ga_error_from_git(NULL);
-		goto done;
-	}
-	rs.algo = odb_hash_algo(rs.odb);
-	if ((error = get_oid(&named, &rs, name)) < 0)
+	if ((error = resolver_open(&rs, repo, &opts)) < 0 ||
+	    (error = get_oid(&named, &rs, name)) < 0)
 		goto done;
 	/*
 	 * git looks each .gitattributes up below the named object; what
@@ -1583,15 +1589,8 @@ int treeish_get_oid(struct ga_oid *out, git_repository *repo,
 	int error;
 
 	opts.name = name;
-	rs.repo = repo;
-	rs.opts = &opts;
-	if (git_repository_odb(&rs.odb, repo) < 0) {
-		error = ga_error_from_git(NULL);
-		goto done;
-	}
-	rs.algo = odb_hash_algo(rs.odb);
-	error = get_oid(out, &rs, name);
-done:
+	if (!(error = resolver_open(&rs, repo, &opts)))
+		error = get_oid(out, &rs, name);
 	resolver_release(&rs);
 	return error;
 }
