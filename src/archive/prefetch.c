@@ -22,6 +22,7 @@
  * core.bigFileThreshold are not read at all (the walk streams them).
  */
 #include "prefetch.h"
+#include "repo-open.h"
 #include "garchive/archive.h"
 #include "garchive/common.h"
 #include "odb.h"
@@ -722,11 +723,12 @@ void prefetch_reading(struct prefetch *pf, size_t size, int whole)
 static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
 		    int nr)
 {
-	const char *common = git_repository_commondir(repo);
+	char *common = repo_commondir(repo);
 	struct ga_buf path = GA_BUF_INIT;
 	int i, error;
 
-	ga_buf_puts(&path, common ? common : "");
+	ga_buf_puts(&path, common);
+	free(common);
 	ga_buf_puts(&path, "objects");
 	for (i = 0; i <= nr; i++)
 		ga_buf_puts(&path, "/.");

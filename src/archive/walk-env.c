@@ -7,6 +7,7 @@
  * tree, and the GIT_*_PATHSPECS switches.
  */
 #include "garchive/walk.h"
+#include "repo-open.h"
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "pathspec.h"
@@ -38,15 +39,18 @@ struct walk_env {
 static char *info_attributes_name(git_repository *repo)
 {
 	const char *env = getenv("GIT_DIR");
-	const char *common = git_repository_commondir(repo);
 	const char *workdir = git_repository_workdir(repo);
-	char cwd[PATH_MAX], real[PATH_MAX];
+	char cwd[PATH_MAX], real[PATH_MAX], *common;
 	size_t len;
+	int found;
 
 	if (env && *env)
 		return ga_xstrfmt("%s/info/attributes", env);
+	common = repo_commondir(repo);
+	found = realpath(common, real) != NULL;
+	free(common);
 	if (git_repository_is_worktree(repo) ||
-	    !getcwd(cwd, sizeof(cwd)) || !realpath(common, real))
+	    !getcwd(cwd, sizeof(cwd)) || !found)
 		return NULL;
 	if (!workdir)
 		return !strcmp(cwd, real) ? ga_xstrdup("info/attributes")
@@ -82,7 +86,7 @@ int walk_env_load(struct walk_env **out, struct walk_options *wo,
 	struct walk_env *env = ga_xcalloc(1, sizeof(*env));
 	const char *attrfile = NULL;
 	const char *workdir = git_repository_workdir(repo);
-	char top[PATH_MAX];
+	char top[PATH_MAX], *common;
 	int nosystem, error;
 
 	*out = env;
@@ -121,8 +125,9 @@ int walk_env_load(struct walk_env **out, struct walk_options *wo,
 		env->attr_global = ga_xdg_config_home("attributes");
 	}
 	wo->attr_global_file = env->attr_global;
-	env->attr_info = ga_xstrfmt("%sinfo/attributes",
-				    git_repository_commondir(repo));
+	common = repo_commondir(repo);
+	env->attr_info = ga_xstrfmt("%sinfo/attributes", common);
+	free(common);
 	wo->attr_info_file = env->attr_info;
 	env->attr_info_shown = info_attributes_name(repo);
 	wo->attr_info_file_shown = env->attr_info_shown;

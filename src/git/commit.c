@@ -7,6 +7,7 @@
  * 1.5 ignores.
  */
 #include "commit.h"
+#include "repo-open.h"
 
 #include "garchive/common.h"
 #include "odb/odb.h"
@@ -248,14 +249,13 @@ void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
 {
 	struct ga_buf data = GA_BUF_INIT;
 	const char *env = getenv("GIT_GRAFT_FILE");
-	char *path, *text, *line;
+	char *path, *text, *line, *common;
 
 	if (g->loaded)
 		return;
 	g->loaded = 1;
-	path = env ? ga_xstrdup(env)
-		   : ga_path_join(git_repository_commondir(repo),
-				  "info/grafts");
+	common = repo_commondir(repo);
+	path = env ? ga_xstrdup(env) : ga_path_join(common, "info/grafts");
 	if (ga_buf_read_file(&data, path) == 0 && data.len) {
 		text = ga_xstrndup(data.ptr, data.len);
 		for (line = text; *line && g->state == GRAFT_NONE;) {
@@ -298,7 +298,8 @@ void commit_grafts_load(struct commit_grafts *g, git_repository *repo,
 	free(path);
 	ga_buf_release(&data);
 
-	path = ga_path_join(git_repository_commondir(repo), "shallow");
+	path = ga_path_join(common, "shallow");
+	free(common);
 	if (ga_buf_read_file(&data, path) == 0 && data.len) {
 		text = ga_xstrndup(data.ptr, data.len);
 		for (line = text; *line;) {

@@ -14,6 +14,7 @@
  * GIT_CONFIG_COUNT config-env.c's, typed values parse.c's.
  */
 #include "garchive/config.h"
+#include "repo-open.h"
 #include "config-env.h"
 #include "config-parse.h"
 #include "garchive/common.h"
@@ -632,7 +633,8 @@ static int read_repo_levels(struct loader *ld)
 {
 	git_repository *repo = ld->repo;
 	char *gitdir = strip_slash(git_repository_path(repo));
-	char *common = strip_slash(git_repository_commondir(repo));
+	char *common_slash = repo_commondir(repo);
+	char *common = strip_slash(common_slash);
 	const char *workdir = git_repository_workdir(repo);
 	const char *env_dir = getenv("GIT_DIR");
 	char *shown_common = NULL, *shown_gitdir = NULL;
@@ -700,6 +702,7 @@ done:
 	free(shown_gitdir);
 	free(gitdir);
 	free(common);
+	free(common_slash);
 	return error;
 }
 

@@ -7,6 +7,7 @@
  * libgit2 has no such estimate, so the pack indexes are read here.
  */
 #include "object-name.h"
+#include "repo-open.h"
 
 #include "garchive/common.h"
 #include "garchive/config.h"
@@ -199,11 +200,12 @@ static unsigned long approximate_object_count(git_repository *repo,
 	if (env && *env) {
 		add_object_dir(&dirs, env, NULL, 0);
 	} else {
-		char *objs = ga_xstrfmt("%sobjects",
-					git_repository_commondir(repo));
+		char *common = repo_commondir(repo);
+		char *objs = ga_xstrfmt("%sobjects", common);
 
 		add_object_dir(&dirs, objs, NULL, 0);
 		free(objs);
+		free(common);
 	}
 	env = getenv("GIT_ALTERNATE_OBJECT_DIRECTORIES");
 	if (env && dirs.nr) {

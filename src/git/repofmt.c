@@ -26,8 +26,7 @@ void repofmt_register_extensions(void)
 	git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, known, GA_ARRAY_SIZE(known));
 }
 
-/* git's get_common_dir(): the "commondir" file, else the git dir. */
-static char *common_dir(const char *git_dir)
+char *repofmt_common_dir(const char *git_dir)
 {
 	struct ga_buf buf = GA_BUF_INIT;
 	char *path = ga_path_join(git_dir, "commondir"), *dir;
@@ -67,18 +66,28 @@ static int parse_version(struct repofmt *fmt, const char *value,
 /* What git's handle_extension() makes of an extension. */
 enum ext_result { EXT_UNKNOWN, EXT_KNOWN, EXT_BAD };
 
+struct read_state {
+	struct repofmt *fmt;
+	const char *file;
+	int quiet;		/* no "error:" line for a bad value */
+};
+
 /* git's handle_extension(): the extensions of version 1 only. */
-static enum ext_result v1_extension(struct repofmt *fmt, const char *ext,
+static enum ext_result v1_extension(struct read_state *rs, const char *ext,
 				    const char *value)
 {
+	struct repofmt *fmt = rs->fmt;
+
 	if (!strcmp(ext, "noop-v1"))
 		return EXT_KNOWN;
 	if (!strcmp(ext, "objectformat")) {
 		fmt->hash = value ? ga_hash_by_name(value) : GA_HASH_UNKNOWN;
 		if (fmt->hash == GA_HASH_UNKNOWN) {
-			ga_report(GA_REPORT_ERROR, "invalid value for '%s': "
-				  "'%s'", "extensions.objectformat",
-				  value ? value : "");
+			if (!rs->quiet)
+				ga_report(GA_REPORT_ERROR, "invalid value for "
+					  "'%s': '%s'",
+					  "extensions.objectformat",
+					  value ? value : "");
 			return EXT_BAD;
 		}
 		return EXT_KNOWN;
@@ -89,20 +98,17 @@ static enum ext_result v1_extension(struct repofmt *fmt, const char *ext,
 		else if (value && !strcmp(value, "reftable"))
 			fmt->refs = REFS_STORAGE_REFTABLE;
 		else {
-			ga_report(GA_REPORT_ERROR, "invalid value for '%s': "
-				  "'%s'", "extensions.refstorage",
-				  value ? value : "");
+			if (!rs->quiet)
+				ga_report(GA_REPORT_ERROR, "invalid value for "
+					  "'%s': '%s'",
+					  "extensions.refstorage",
+					  value ? value : "");
 			return EXT_BAD;
 		}
 		return EXT_KNOWN;
 	}
 	return EXT_UNKNOWN;
 }
-
-struct read_state {
-	struct repofmt *fmt;
-	const char *file;
-};
 
 static int read_entry(const char *name, const char *value, int line,
 		      void *payload)
@@ -123,7 +129,7 @@ static int read_entry(const char *name, const char *value, int line,
 	for (i = 0; i < GA_ARRAY_SIZE(any_version); i++)
 		if (!strcmp(ext, any_version[i]))
 			return 0;
-	known = v1_extension(rs->fmt, ext, value);
+	known = v1_extension(rs, ext, value);
 	if (known == EXT_BAD)
 		return CONFIG_ENTRY_BAD;
 	ga_strvec_push(known == EXT_KNOWN ? &rs->fmt->v1_only
@@ -132,11 +138,12 @@ static int read_entry(const char *name, const char *value, int line,
 	return 0;
 }
 
-int repofmt_read(struct repofmt *fmt, const char *git_dir, const char *shown)
+static int read_format(struct repofmt *fmt, const char *git_dir,
+		       const char *shown, int quiet)
 {
 	struct ga_buf data = GA_BUF_INIT;
 	struct read_state rs;
-	char *common = common_dir(git_dir), *path, *file;
+	char *common = repofmt_common_dir(git_dir), *path, *file;
 	int error = 0;
 
 	memset(fmt, 0, sizeof(*fmt));
@@ -147,6 +154,7 @@ int repofmt_read(struct repofmt *fmt, const char *git_dir, const char *shown)
 	file = ga_path_join(shown ? shown : git_dir, "config");
 	rs.fmt = fmt;
 	rs.file = file;
+	rs.quiet = quiet;
 	/* No config is a version-0 repository to git's setup. */
 	if (ga_buf_read_file(&data, path) == 0)
 		error = config_parse_source(data.ptr ? data.ptr : "", data.len,
@@ -156,6 +164,11 @@ int repofmt_read(struct repofmt *fmt, const char *git_dir, const char *shown)
 	free(path);
 	free(common);
 	return error;
+}
+
+int repofmt_read(struct repofmt *fmt, const char *git_dir, const char *shown)
+{
+	return read_format(fmt, git_dir, shown, 0);
 }
 
 void repofmt_release(struct repofmt *fmt)
@@ -219,7 +232,7 @@ enum ga_hash_algo repofmt_hash(const char *git_dir)
 	struct repofmt fmt;
 	enum ga_hash_algo hash = GA_HASH_SHA1;
 
-	if (repofmt_read(&fmt, git_dir, NULL) == 0)
+	if (read_format(&fmt, git_dir, NULL, 1) == 0)
 		hash = fmt.hash;
 	else
 		ga_error_clear();

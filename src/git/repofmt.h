@@ -62,6 +62,12 @@ int repofmt_check(struct repofmt *fmt, const char *git_dir, const char *shown,
 		  int discovered);
 
 /*
+ * git's get_common_dir(): the directory named by the "commondir" file
+ * of `git_dir` (a linked worktree's), else `git_dir` itself.  Free it.
+ */
+char *repofmt_common_dir(const char *git_dir);
+
+/*
  * The hash that names the objects of the repository at `git_dir`, whose
  * format was checked already: what its object database is opened with
  * (odb_install()).  SHA-1 when the format cannot be read.

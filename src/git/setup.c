@@ -8,6 +8,7 @@
 #include "garchive/common.h"
 #include "odb.h"
 #include "refdb.h"
+#include "repo-open.h"
 #include "repofmt.h"
 #include "safedir.h"
 
@@ -214,7 +215,7 @@ static int reopen_if_found_bare(git_repository **repo)
 	    (worktree && *worktree) || has_core_worktree(*repo))
 		return 0;
 	gitdir = ga_xstrdup(git_repository_path(*repo));
-	error = git_repository_open_ext(&bare, gitdir,
+	error = repo_open(&bare, gitdir,
 					GIT_REPOSITORY_OPEN_NO_SEARCH |
 					GIT_REPOSITORY_OPEN_BARE, NULL);
 	free(gitdir);
@@ -296,7 +297,7 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 	int error, refused;
 
 	if (gitdir && *gitdir) {
-		error = git_repository_open_ext(out, gitdir,
+		error = repo_open(out, gitdir,
 						GIT_REPOSITORY_OPEN_NO_SEARCH,
 						NULL);
 		if (error < 0 && check_format(NULL, gitdir) < 0)
@@ -317,7 +318,7 @@ int setup_repository(git_repository **out, char **cwd_prefix,
 		if (error < 0)
 			return error;
 	} else {
-		error = git_repository_open_ext(out, ".", 0,
+		error = repo_open(out, ".", 0,
 				getenv("GIT_CEILING_DIRECTORIES"));
 		if (error == GIT_ENOTFOUND) {
 			/* Not in a repository: fine until one is needed. */

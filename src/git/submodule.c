@@ -9,6 +9,7 @@
 #include "garchive/treeish.h"
 #include "garchive/walk.h"
 #include "promisor.h"
+#include "repo-open.h"
 #include "repofmt.h"
 #include "rawtree.h"
 #include "safedir.h"
@@ -258,7 +259,7 @@ static git_repository *open_with_commit(const char *dir,
 	git_object_t type;
 	int ok;
 
-	if (git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	if (repo_open(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH,
 				    NULL) < 0) {
 		git_error_clear();
 		return NULL;
@@ -386,8 +387,10 @@ static int find_repo(git_repository **out, struct submodules *s,
 
 	*out = NULL;
 	if (name) {
-		dir = ga_xstrfmt("%smodules/%s",
-				 git_repository_commondir(l->repo), name);
+		char *common = repo_commondir(l->repo);
+
+		dir = ga_xstrfmt("%smodules/%s", common, name);
+		free(common);
 		repo = open_with_commit(dir, commit);
 		free(dir);
 	}
@@ -409,6 +412,7 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 {
 	struct level *l = ga_xcalloc(1, sizeof(*l));
 	struct ga_commit *c = NULL;
+	char *common;
 	int error;
 
 	l->repo = repo;
@@ -433,8 +437,9 @@ static struct level *new_level(struct submodules *s, git_repository *repo,
 	if ((error = promisor_prefetch_tree(repo, l->config,
 					    &l->tree_id)) < 0)
 		goto fail;
-	l->attr_info = ga_xstrfmt("%sinfo/attributes",
-				  git_repository_commondir(repo));
+	common = repo_commondir(repo);
+	l->attr_info = ga_xstrfmt("%sinfo/attributes", common);
+	free(common);
 	GA_ALLOC_GROW(s->levels, s->nr_levels + 1, s->alloc_levels);
 	s->levels[s->nr_levels++] = l;
 	return l;

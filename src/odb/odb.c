@@ -2,6 +2,7 @@
  * odb.c: object databases assembled by garchive (see odb.h for why).
  */
 #include "odb.h"
+#include "repo-open.h"
 #include "garchive/common.h"
 #include "loose.h"
 #include "promisor.h"
@@ -606,27 +607,32 @@ done:
 /* git's name for `repo`'s directory when it found the repository itself. */
 static char *git_dir_name(git_repository *repo)
 {
-	const char *common = git_repository_commondir(repo);
+	char *common = repo_commondir(repo);
 	const char *workdir = git_repository_workdir(repo);
 	char cwd[PATH_MAX], real[PATH_MAX];
 	size_t len;
 
 	if (workdir && !strncmp(common, workdir, strlen(workdir)) &&
-	    !strcmp(common + strlen(workdir), ".git/"))
+	    !strcmp(common + strlen(workdir), ".git/")) {
+		free(common);
 		return ga_xstrdup(".git");
+	}
 	if (getcwd(cwd, sizeof(cwd)) && realpath(common, real) &&
-	    !strcmp(cwd, real))
+	    !strcmp(cwd, real)) {
+		free(common);
 		return ga_xstrdup(".");
+	}
 	len = strlen(common);
 	while (len > 1 && common[len - 1] == '/')
-		len--;
-	return ga_xstrndup(common, len);
+		common[--len] = '\0';
+	return common;
 }
 
 int odb_install(git_repository *repo, const char *git_dir_shown, int report,
 		enum ga_hash_algo algo)
 {
-	char *objects = ga_xstrfmt("%sobjects", git_repository_commondir(repo));
+	char *common = repo_commondir(repo);
+	char *objects = ga_xstrfmt("%sobjects", common);
 	char *name = git_dir_shown ? ga_xstrdup(git_dir_shown)
 				   : git_dir_name(repo);
 	char *shown;
@@ -645,6 +651,7 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report,
 	free(shown);
 	free(name);
 	free(objects);
+	free(common);
 	return error;
 }
 

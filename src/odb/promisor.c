@@ -3,6 +3,7 @@
  * promisor-remote.c does (see promisor.h).
  */
 #include "promisor.h"
+#include "repo-open.h"
 
 #include "garchive/common.h"
 #include "garchive/config.h"
@@ -208,14 +209,15 @@ static size_t still_missing(git_repository *repo, git_oid *ids, size_t nr)
  */
 static int has_promisor_pack(git_repository *repo)
 {
-	char *dir = ga_xstrfmt("%sobjects/pack",
-			       git_repository_commondir(repo));
+	char *common = repo_commondir(repo);
+	char *dir = ga_xstrfmt("%sobjects/pack", common);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	size_t len;
 	int found = 0;
 
 	free(dir);
+	free(common);
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {

@@ -3,6 +3,7 @@
  * (see refdb.h).
  */
 #include "refdb.h"
+#include "repo-open.h"
 
 #include "garchive/common.h"
 #include "refs/refs.h"
@@ -313,8 +314,12 @@ static int install_backend(git_repository *repo, struct refs_store *refs)
 static int open_store(struct refs_store **out, git_repository *repo,
 		      const struct repofmt *fmt)
 {
-	return refs_open(out, git_repository_path(repo),
-			 git_repository_commondir(repo), fmt->hash, fmt->refs);
+	char *common = repo_commondir(repo);
+	int error = refs_open(out, git_repository_path(repo), common,
+			      fmt->hash, fmt->refs);
+
+	free(common);
+	return error;
 }
 
 int refdb_setup(git_repository *repo, const char *shown, int discovered)

@@ -31,6 +31,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "pktline.h"
+#include "repo-open.h"
 #include "repofmt.h"
 #include "transport.h"
 
@@ -97,7 +98,7 @@ static int load_config(struct helper *h)
 {
 	const char *dir = getenv("GIT_DIR");
 
-	if (dir && git_repository_open_ext(&h->repo, dir,
+	if (dir && repo_open(&h->repo, dir,
 			GIT_REPOSITORY_OPEN_NO_SEARCH |
 			GIT_REPOSITORY_OPEN_BARE, NULL) < 0) {
 		h->repo = NULL;

@@ -11,6 +11,7 @@
 #include "run-command.h"
 #include "pktline.h"
 #include "refdb.h"
+#include "repo-open.h"
 #include "repofmt.h"
 #include "safedir.h"
 #include "transport.h"
@@ -320,7 +321,7 @@ static int is_git_directory(const char *path)
 	git_repository *repo = NULL;
 	int ok, error;
 
-	error = git_repository_open_ext(&repo, path,
+	error = repo_open(&repo, path,
 					GIT_REPOSITORY_OPEN_NO_SEARCH |
 					GIT_REPOSITORY_OPEN_NO_DOTGIT |
 					GIT_REPOSITORY_OPEN_BARE, NULL);
@@ -425,7 +426,7 @@ int remote_enter_repo(git_repository **out, const char *path,
 	 * Opened bare: git serves from the repository directory without
 	 * a work tree, and this is also where --add-file would look.
 	 */
-	error = git_repository_open_ext(out, ".",
+	error = repo_open(out, ".",
 					GIT_REPOSITORY_OPEN_NO_SEARCH |
 					GIT_REPOSITORY_OPEN_NO_DOTGIT |
 					GIT_REPOSITORY_OPEN_BARE, NULL);
