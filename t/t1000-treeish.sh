@@ -300,7 +300,21 @@ test_expect_success 'index: short, bad signature, bad version' '
 	{ printf "DIRC\377\377\377\377" && tail -c +9 good; } >.git/index &&
 	test_same_as_git :link &&
 	grep "^error: bad index version -1$" actual.err &&
+	rm .git/index &&
+	mkdir .git/index &&
+	test_same_as_git :link &&
+	rmdir .git/index &&
 	cp good .git/index
+'
+
+test_expect_success 'index: a linked work tree has its own, named in full' '
+	cd ix &&
+	git worktree add -q --detach ../ix-wt HEAD &&
+	cd ../ix-wt &&
+	test_same_as_git :top &&
+	: >"$(git rev-parse --git-dir)/index" &&
+	test_same_as_git :top &&
+	grep "^fatal: /.*/worktrees/ix-wt/index: index file smaller" actual.err
 '
 
 # test_stderr_same_as_git ARGS...: test_same_as_git, and every line of
