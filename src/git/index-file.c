@@ -419,7 +419,8 @@ static struct subtree *find_subtree(struct subtrees *subs, const char *name,
 	size_t i;
 
 	for (i = 0; i < subs->nr; i++)
-		if (subs->v[i].len == len && !memcmp(subs->v[i].name, name, len))
+		if (subs->v[i].len == len &&
+		    !memcmp(subs->v[i].name, name, len))
 			return &subs->v[i];
 	if (!create)
 		return NULL;

@@ -50,7 +50,7 @@ struct index_file {
 	enum ga_hash_algo algo;
 	struct index_file_entry *entries;	/* in file order */
 	size_t nr, alloc;
-	int sparse;		/* "sdir": directory entries stand for trees */
+	int sparse;		/* "sdir": directories stand for trees */
 	int split;		/* "link" names a shared index */
 	struct ga_oid shared;	/* which one, when split */
 };

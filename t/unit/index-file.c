@@ -106,7 +106,8 @@ static void test_v2(void)
 	e = index_file_find(&ix, "b/c.txt", 7, 0);
 	ok(e && e->mode == 0160000 && e->id.id[0] == 3, "v2: gitlink");
 	ok(!index_file_find(&ix, "b", 1, 0) &&
-	   !index_file_find(&ix, "b/c.tx", 6, 0), "v2: no directory, no prefix");
+	   !index_file_find(&ix, "b/c.tx", 6, 0),
+	   "v2: no directory, no prefix");
 	index_file_release(&ix);
 	index_file_release(&ix);
 	ga_buf_release(&b);
