@@ -199,4 +199,220 @@ test_expect_success 'export-subst %d: symbolic, dangling, packed refs as git' '
 	test_same_as_git HEAD
 '
 
+# ":<path>" and ":<n>:<path>" name an entry of the index, read by
+# garchive itself in either hash.  git 2.39 takes a path or a stage the
+# index lacks, and a directory, for no name at all, and a file's blob
+# is no tree; a gitlink names its commit, which here is one of the
+# repository's, so that an archive comes out.
+test_expect_success 'index: setup with stages, a gitlink and an i-t-a entry' '
+	git init -q ix &&
+	cd ix &&
+	mkdir -p sub/dir &&
+	echo top >top &&
+	echo f >sub/dir/f &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	c=$(git rev-parse HEAD) &&
+	git update-index --add --cacheinfo 160000,$c,link &&
+	one=$(git rev-parse HEAD:top) &&
+	two=$(git rev-parse HEAD:sub/dir/f) &&
+	printf "100644 %s 1\tboth\n100644 %s 2\tboth\n160000 %s 3\tboth\n" \
+		$one $two $c >stages &&
+	git update-index --index-info <stages &&
+	echo new >new &&
+	git add -N new &&
+	git ls-files -s >ls &&
+	test $(wc -l <ls) -eq 7
+'
+
+index_names=":top :0:top :1:top :4:top :sub/dir :sub/dir/ :sub/dir/f
+	:nosuch :link :0:link :1:both :2:both :3:both :0:both :new :: :0:"
+
+for v in 2 3 4
+do
+	test_expect_success ":path and :n:path in an index of version $v" '
+		cd ix &&
+		git update-index --index-version $v &&
+		# Version 2 has no extended flags: git writes 3 for i-t-a.
+		want=$(test $v = 2 && echo 3 || echo $v) &&
+		test "$(od -An -tu1 -j7 -N1 .git/index)" -eq $want &&
+		for n in $index_names
+		do
+			test_same_as_git $n || return 1
+		done
+	'
+done
+
+test_expect_success 'index: ./ and ../ from a subdirectory' '
+	cd ix/sub &&
+	test_same_as_git :./dir/f &&
+	test_same_as_git :../top &&
+	test_same_as_git :../link &&
+	test_same_as_git :../../out
+'
+
+test_expect_success 'index: no index is an empty one; GIT_INDEX_FILE' '
+	cd ix &&
+	mv .git/index saved &&
+	test_same_as_git :top &&
+	mv saved .git/index &&
+	cp .git/index other &&
+	(
+		GIT_INDEX_FILE=other && export GIT_INDEX_FILE &&
+		test_same_as_git :link &&
+		cd sub &&
+		test_same_as_git :link &&
+		GIT_INDEX_FILE=nowhere &&
+		test_same_as_git :link
+	)
+'
+
+# index_body FILE: FILE without its trailing hash.
+index_body () {
+	head -c $(($(wc -c <"$1") - test_hexsz_ / 2)) "$1"
+}
+
+# index_sum: a trailing hash of zeros (git 2.39 checks it only in fsck).
+index_sum () {
+	head -c $((test_hexsz_ / 2)) /dev/zero
+}
+
+test_expect_success 'index: git 2.39 does not check the trailing hash' '
+	cd ix &&
+	cp .git/index good &&
+	{ index_body good && index_sum; } >.git/index &&
+	! cmp -s good .git/index &&
+	test_same_as_git :link &&
+	cp good .git/index
+'
+
+test_expect_success 'index: short, bad signature, bad version' '
+	cd ix &&
+	: >.git/index &&
+	test_same_as_git :link &&
+	head -c 12 good >.git/index &&
+	test_same_as_git :link &&
+	{ printf DIRX && tail -c +5 good; } >.git/index &&
+	test_same_as_git :link &&
+	{ printf "DIRC\0\0\0\5" && tail -c +9 good; } >.git/index &&
+	test_same_as_git :link &&
+	{ printf "DIRC\377\377\377\377" && tail -c +9 good; } >.git/index &&
+	test_same_as_git :link &&
+	grep "^error: bad index version -1$" actual.err &&
+	rm .git/index &&
+	mkdir .git/index &&
+	test_same_as_git :link &&
+	rmdir .git/index &&
+	cp good .git/index
+'
+
+test_expect_success 'index: a linked work tree has its own, named in full' '
+	cd ix &&
+	git worktree add -q --detach ../ix-wt HEAD &&
+	cd ../ix-wt &&
+	test_same_as_git :top &&
+	: >"$(git rev-parse --git-dir)/index" &&
+	test_same_as_git :top &&
+	grep "^fatal: /.*/worktrees/ix-wt/index: index file smaller" actual.err
+'
+
+# test_stderr_same_as_git ARGS...: test_same_as_git, and every line of
+# stderr alike, not only the diagnostics.
+test_stderr_same_as_git () {
+	test_same_as_git "$@" &&
+	test_cmp expect.err actual.err
+}
+
+test_expect_success 'index: optional extensions are skipped, others refused' '
+	cd ix &&
+	{ index_body good && printf "ZZZZ\0\0\0\3abc" && index_sum; } \
+		>.git/index &&
+	test_stderr_same_as_git :link &&
+	grep "^ignoring ZZZZ extension$" actual.err &&
+	{ index_body good && printf "ZZZZ\0\0\0\0zzzz\0\0\0\0" &&
+	  index_sum; } >.git/index &&
+	test_stderr_same_as_git :link &&
+	grep "^error: index uses zzzz extension" actual.err &&
+	{ index_body good && printf "link\0\0\0\2ab" && index_sum; } \
+		>.git/index &&
+	test_stderr_same_as_git :link &&
+	cp good .git/index
+'
+
+test_expect_success 'index: a split index is refused, not half read' '
+	cd ix &&
+	git update-index --split-index &&
+	git archive :link >expect.tar &&
+	test_must_fail garchive :link >out 2>err &&
+	test_must_be_empty out &&
+	echo "fatal: .git/index: garchive cannot read a split index yet" \
+		>expect &&
+	test_cmp expect err &&
+	mkdir aside &&
+	mv .git/sharedindex.* aside/ &&
+	test_same_as_git :link &&
+	grep "^fatal: .git/sharedindex.* index file open failed" actual.err &&
+	mv aside/* .git/ &&
+	git update-index --no-split-index &&
+	test_same_as_git :link
+'
+
+# A sparse index keeps directories outside the cone as entries naming
+# their tree; git expands them when it reads the index.
+test_expect_success 'index: a sparse index is expanded through its trees' '
+	git init -q sparse &&
+	cd sparse &&
+	mkdir -p in out/deep &&
+	echo a >in/a &&
+	echo b >out/b &&
+	echo c >out/deep/c &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	git sparse-checkout init --cone --sparse-index &&
+	git sparse-checkout set in &&
+	git ls-files --sparse -s >ls &&
+	grep "^040000 .* 0	out/$" ls &&
+	for n in :in/a :out/b :out/deep/c :out :out/ :out/deep :1:out/b
+	do
+		test_same_as_git $n || return 1
+	done
+'
+
+# set_index_id INDEX NAME ID: point entry NAME of INDEX (v2 or v3) at ID.
+set_index_id () {
+	python3 - "$@" <<-\EOF
+	import sys
+	path, name, oid = sys.argv[1], sys.argv[2].encode(), bytes.fromhex(sys.argv[3])
+	d = bytearray(open(path, "rb").read())
+	off, raw = 12, len(oid)
+	for i in range(int.from_bytes(d[8:12], "big")):
+	    fl = int.from_bytes(d[off + 40 + raw:off + 42 + raw], "big")
+	    fixed = 40 + raw + (4 if fl & 0x4000 else 2)
+	    end = d.index(b"\0", off + fixed)
+	    if d[off + fixed:end] == name:
+	        d[off + 40:off + 40 + raw] = oid
+	    off += (fixed + end - off - fixed + 8) & ~7
+	open(path, "wb").write(d)
+	EOF
+}
+
+test_expect_success 'index: a gitlink below a sparse directory; bad trees' '
+	cd sparse &&
+	cp .git/index good &&
+	c=$(git rev-parse HEAD) &&
+	t=$(printf "160000 commit %s\tlink\n" $c | git mktree) &&
+	set_index_id .git/index out/ $t &&
+	test_same_as_git :out/link &&
+	test_same_as_git :out/b &&
+	set_index_id .git/index out/ $(git rev-parse HEAD:out/b) &&
+	test_stderr_same_as_git :in/a &&
+	grep "^error: Object .* not a tree$" actual.err &&
+	set_index_id .git/index out/ $(echo $t | tr 0-9a-f 1-9a-f0) &&
+	test_stderr_same_as_git :in/a &&
+	grep "^error: invalid object 040000 .* for .out.$" actual.err &&
+	cp good .git/index
+'
+
 test_done

@@ -26,6 +26,7 @@
 #include "garchive/common.h"
 #include "commit.h"
 #include "date.h"
+#include "index-file.h"
 #include "odb.h"
 #include "rawtree.h"
 #include "refdb.h"
@@ -497,7 +498,7 @@ static int get_nth_ancestor(struct ga_oid *out, struct resolver *rs,
 }
 
 /*
- * libgit2 reads only SHA-1 objects and its index: the forms still left
+ * libgit2 reads only SHA-1 objects: the forms still left
  * to it are an error in a repository of another hash, not a wrong answer.
  */
 static int sha1_only(const struct resolver *rs, const char *name, size_t len)
@@ -1294,15 +1295,71 @@ static int tree_entry(struct ga_oid *out, struct resolver *rs, const struct ga_o
 }
 
 /*
- * ":<path>" and ":<stage>:<path>": an entry of the index; ":/<text>",
- * the youngest commit whose message matches, is libgit2's.
+ * The length of "<dir>/" in "<dir>/objects" or "<dir>/objects/", the
+ * object store as messages name it; 0 for another name.
+ */
+static size_t objects_parent(const char *objects)
+{
+	size_t len = strlen(objects);
+
+	while (len > 1 && objects[len - 1] == '/')
+		len--;
+	if (len < 8 || strncmp(objects + len - 8, "/objects", 8))
+		return 0;
+	return len - 7;
+}
+
+/*
+ * The index file git reads and how its messages name it: $GIT_INDEX_FILE
+ * (relative to the top of the work tree, where git has moved), else
+ * "index" in the git dir, named as the object store names that dir.
+ */
+static void index_path(char **path, char **shown, struct resolver *rs)
+{
+	const char *env = getenv("GIT_INDEX_FILE");
+	const char *gitdir = getenv("GIT_DIR");
+	const char *repo_path = git_repository_path(rs->repo);
+	const char *prefix = rs->opts->cwd_prefix, *objects, *p;
+	struct ga_buf buf = GA_BUF_INIT;
+	size_t len;
+
+	if (env && *env) {
+		*shown = ga_xstrdup(env);
+		if (*env != '/' && prefix)
+			for (p = prefix; *p; p++)
+				if (*p == '/')
+					ga_buf_puts(&buf, "../");
+		ga_buf_puts(&buf, env);
+		*path = ga_buf_detach(&buf, NULL);
+		return;
+	}
+	*path = ga_xstrfmt("%sindex", repo_path);
+	objects = odb_shown(rs->odb);
+	if (gitdir && *gitdir) {
+		/* As given: git names ".git/" + "/index" ".git//index". */
+		*shown = ga_xstrfmt("%s/index", gitdir);
+	} else if (objects && !strcmp(repo_path,
+				      git_repository_commondir(rs->repo)) &&
+		   (len = objects_parent(objects))) {
+		*shown = ga_xstrfmt("%.*sindex", (int)len, objects);
+	} else {
+		len = strlen(repo_path);
+		while (len > 1 && repo_path[len - 1] == '/')
+			len--;
+		*shown = ga_xstrfmt("%.*s/index", (int)len, repo_path);
+	}
+}
+
+/*
+ * ":<path>" and ":<stage>:<path>": an entry of the index, read by
+ * garchive in either hash (index-file.h); ":/<text>", the youngest
+ * commit whose message matches, is libgit2's.
  */
 static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name)
 {
-	const git_index_entry *e;
-	git_index *index = NULL;
-	const char *spec = name;
-	char *path = NULL;
+	const struct index_file_entry *e;
+	struct index_file ix = { 0 };
+	char *path = NULL, *file = NULL, *shown = NULL;
 	int stage = 0, error;
 
 	if (name[1] == '/' && name[2])
@@ -1314,16 +1371,18 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	}
 	if ((error = tree_path(&path, rs, name)) < 0)
 		return error;
-	if ((error = sha1_only(rs, spec, strlen(spec))) < 0) {
-		free(path);
-		return error;
-	}
-	if (git_repository_index(&index, rs->repo) < 0 ||
-	    !(e = git_index_get_bypath(index, path, stage)))
-		error = not_usable();
+	index_path(&file, &shown, rs);
+	if ((error = index_file_read(&ix, file, shown, rs->algo)) < 0 ||
+	    (error = index_file_expand(&ix, rs->odb)) < 0)
+		goto done;
+	if (!(e = index_file_find(&ix, path, strlen(path), stage)))
+		error = GA_ENOTFOUND;
 	else
-		odb_oid_from_git(out, &e->id);
-	git_index_free(index);
+		ga_oid_cpy(out, &e->id);
+done:
+	index_file_release(&ix);
+	free(shown);
+	free(file);
 	free(path);
 	return error;
 }
