@@ -494,4 +494,28 @@ test_expect_success 'a submodule that is a partial clone: its blobs fetched' '
 	test_cmp expect actual
 '
 
+# Without its trees nothing is prefetched: each tree is fetched when the
+# walk reads it (git's lazy fetch of one object).
+test_expect_success 'a submodule cloned without trees: each fetched when read' '
+	git init -q pctree &&
+	(
+		cd pctree &&
+		echo t >t &&
+		git clone -q --no-checkout --filter=tree:0 \
+			"file://$TRASH_DIRECTORY/b" lb &&
+		test_must_fail env GIT_NO_LAZY_FETCH=1 \
+			git -C lb cat-file -e HEAD^{tree} 2>/dev/null &&
+		git add t lb 2>/dev/null &&
+		test_tick &&
+		git commit -q -m pctree &&
+		test_expect_code 128 env GIT_NO_LAZY_FETCH=1 \
+			garchive --recurse-submodules HEAD >/dev/null 2>err &&
+		grep "^warning: lazy fetching disabled; some objects may not be available\$" err &&
+		garchive --recurse-submodules HEAD >../pct.tar
+	) &&
+	tar xOf pct.tar lb/b.txt >actual &&
+	git -C b show HEAD:b.txt >expect &&
+	test_cmp expect actual
+'
+
 test_done

@@ -188,7 +188,8 @@ test_expect_success 'setup: a pack holding only a big blob' '
 # its pack changed:
 #   flip AT N	N bytes at AT turned
 #   cut AT N	N bytes at AT taken out, the checksum at the end kept
-#   keep AT	the first AT bytes kept, and the checksum
+#   keep AT	the first AT bytes kept, and the checksum (20 or 32 bytes,
+#		as the mode's hash)
 #   size SIZE	the size in the header of the entry at 12 (the blob;
 #		the only entry: the header may change length)
 damage_pack () {
@@ -198,8 +199,8 @@ damage_pack () {
 	chmod u+w "$p" &&
 	python3 -c "
 import sys
-p, how = sys.argv[1], sys.argv[2]
-a = [int(x) for x in sys.argv[3:]]
+p, rawsz, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+a = [int(x) for x in sys.argv[4:]]
 d = bytearray(open(p, \"rb\").read())
 if how == \"flip\":
     for i in range(a[0], a[0] + a[1]):
@@ -207,7 +208,7 @@ if how == \"flip\":
 elif how == \"cut\":
     d = d[:a[0]] + d[a[0] + a[1]:]
 elif how == \"keep\":
-    d = d[:a[0]] + d[-20:]
+    d = d[:a[0]] + d[-rawsz:]
 elif how == \"size\":
     end = 12
     while d[end] & 0x80:
@@ -223,7 +224,7 @@ elif how == \"size\":
     h.append(b)
     d[12:end + 1] = h
 open(p, \"wb\").write(d)
-" "$p" "$@"
+" "$p" $(($(test_hexsz) / 2)) "$@"
 }
 
 # fails_as_git CODE ARGS...: git and garchive exit CODE with the same
@@ -479,15 +480,15 @@ test_expect_success 'setup: a loose blob that says 64 GiB, cut short' '
 	(
 		cd huge &&
 		obj=$(python3 -c "
-import hashlib, os, zlib
+import hashlib, os, sys, zlib
 z = zlib.compressobj()
 data = z.compress(b\"blob 68719476737\\0\" + bytes(4 << 20))
 data += z.flush(zlib.Z_SYNC_FLUSH)
-oid = hashlib.sha1(data).hexdigest()
+oid = hashlib.new(sys.argv[1], data).hexdigest()
 os.makedirs(\".git/objects/\" + oid[:2], exist_ok=True)
 open(\".git/objects/%s/%s\" % (oid[:2], oid[2:]), \"wb\").write(data)
 print(oid)
-") &&
+" "$test_object_format") &&
 		git update-index --add --cacheinfo 100644,$obj,huge &&
 		test_tick &&
 		git commit -q -m huge

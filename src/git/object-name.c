@@ -12,7 +12,7 @@
 #include "garchive/common.h"
 #include "garchive/config.h"
 #include "odb/odb.h"
-#include "pack-stream.h"
+#include "odb/pack.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,19 +152,30 @@ done:
 	return error;
 }
 
-/* Objects in a pack .idx, after git's sanity checks; -1 if unusable. */
-static long idx_object_count(const char *path)
+/*
+ * Objects in a pack .idx of ids of `rawsz` bytes, after git's sanity
+ * checks (the object store's parser, pack.h); -1 if unusable.
+ */
+static long idx_object_count(const char *path, size_t rawsz)
 {
-	struct pack_idx_layout idx;
+	struct ga_pack_idx idx;
 	struct stat st;
+	uint32_t version;
+	void *map;
 	long result = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    pack_idx_layout(&idx, fd, (uint64_t)st.st_size))
-		result = (long)idx.nr;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX &&
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+			0)) != MAP_FAILED) {
+		if (ga_pack_idx_parse(&idx, map, (size_t)st.st_size, rawsz,
+				      &version) == GA_IDX_OK)
+			result = (long)idx.nr;
+		munmap(map, (size_t)st.st_size);
+	}
 	close(fd);
 	return result;
 }
@@ -189,7 +201,7 @@ static int same_pack(const char *a, const char *b)
  * and its alternates.  Loose objects are not counted.
  */
 static unsigned long approximate_object_count(git_repository *repo,
-					      int use_midx)
+					      int use_midx, size_t rawsz)
 {
 	struct ga_strvec dirs = GA_STRVEC_INIT, head_packs = GA_STRVEC_INIT;
 	const char *env = getenv("GIT_OBJECT_DIRECTORY");
@@ -259,7 +271,7 @@ static unsigned long approximate_object_count(git_repository *repo,
 			pack = ga_xstrfmt("%s/%.*s.pack", pack_dir,
 					  (int)(len - 4), nm);
 			if (!stat(pack, &st) && S_ISREG(st.st_mode) &&
-			    (n = idx_object_count(idx)) >= 0)
+			    (n = idx_object_count(idx, rawsz)) >= 0)
 				count += (unsigned long)n;
 			free(idx);
 			free(pack);
@@ -351,7 +363,8 @@ void abbrev_add(struct ga_buf *sb, struct abbrev *a, const struct ga_oid *oid)
 			if (config_get_bool(&use_midx, a->cfg,
 					    "core.multipackindex") < 0)
 				use_midx = 1;
-			count = approximate_object_count(a->repo, use_midx);
+			count = approximate_object_count(a->repo, use_midx,
+					ga_hash_rawsz(odb_hash_algo(a->odb)));
 			/*
 			 * About 2^(msb+1) objects expect a collision at
 			 * half as many bits; four bits per hex digit.

@@ -172,8 +172,28 @@ static void heap_release(void *ctx, void *data)
 	free(data);
 }
 
-static int store_read_object(struct odb_object **out, struct ga_store *store,
-			     const struct ga_oid *id)
+/*
+ * After a read of a SHA-256 database found nothing even in new packs:
+ * git's lazy fetch from a partial clone's promisor remote, as libgit2
+ * asks the promisor backend of a SHA-1 one (promisor.h).  Returns 1
+ * when the store is to look again, 0 when it is not, or GA_ECORRUPT
+ * when the fetch failed.
+ */
+static int fetch_missing(git_odb *odb, struct ga_store *store,
+			 const struct ga_oid *id)
+{
+	int error = promisor_lazy_fetch(odb, id);
+
+	if (error == GA_ENOTFOUND)
+		return 0;
+	if (error < 0)
+		return error;
+	ga_store_refresh(store);
+	return 1;
+}
+
+static int store_read_object(struct odb_object **out, git_odb *odb,
+			     struct ga_store *store, const struct ga_oid *id)
 {
 	struct ga_store_alloc a = { heap_alloc, heap_release, NULL };
 	enum ga_obj_type t = GA_OBJ_NONE;
@@ -186,6 +206,11 @@ static int store_read_object(struct odb_object **out, struct ga_store *store,
 		error = ga_store_read(store, id, &a, &obj->data, &obj->size,
 				      &t);
 	}
+	if (error == GA_ENOTFOUND &&
+	    (error = fetch_missing(odb, store, id)) >= 0)
+		error = error ? ga_store_read(store, id, &a, &obj->data,
+					      &obj->size, &t)
+			      : GA_ENOTFOUND;
 	if (error < 0) {
 		free(obj);
 		return store_code(error, "no match for id", id,
@@ -205,7 +230,7 @@ int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id)
 
 	*out = NULL;
 	if (store)
-		return store_read_object(out, store, id);
+		return store_read_object(out, odb, store, id);
 	odb_oid_to_git(&gid, id);
 	if ((error = git_odb_read(&gobj, odb, &gid)) < 0)
 		return error;
@@ -228,6 +253,10 @@ int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 			ga_store_refresh(store);
 			error = ga_store_read_header(store, id, len, &t);
 		}
+		if (error == GA_ENOTFOUND &&
+		    (error = fetch_missing(odb, store, id)) >= 0)
+			error = error ? ga_store_read_header(store, id, len, &t)
+				      : GA_ENOTFOUND;
 		*type = (git_object_t)t;
 		return store_code(error, "no match for id", id,
 				  ga_oid_hexsz(id));

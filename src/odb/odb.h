@@ -60,10 +60,9 @@ const char *odb_shown(git_odb *odb);
  * ga_store_stream_open()), when it is a loose object (loose.h) or one
  * stored whole in a pack (pack-stream.h), as git streams them:
  * garchive reads a large blob in pieces, so that memory does not grow
- * with it.  Returns 0, GIT_ENOTFOUND when it cannot be streamed (a
- * delta, in no pack index, or packed in a SHA-256 database, whose
- * indexes pack-stream.c does not read: read it whole), GA_ECORRUPT
- * with the error set, or another libgit2 code.  odb_stream_read() gives the next
+ * with it.  Returns 0, GIT_ENOTFOUND when it cannot be streamed (not
+ * found, or a delta: read it whole), GA_ECORRUPT with the error set,
+ * or another libgit2 code.  odb_stream_read() gives the next
  * bytes, at most `cap`, 0 only at the end; it returns 0, or GA_ECORRUPT,
  * GA_EARCHIVE (a packed stream that zlib refuses, as git's stream fails)
  * or GA_ERROR with the error set.

@@ -2,18 +2,19 @@
  * pack-stream.c: a blob stored whole in a pack, read in pieces (see
  * pack-stream.h).
  *
- * Every offset read from an index is checked against the index's size
- * and every offset into the pack against the pack's size before it is
- * used; nothing is allocated by a size read from either file.
+ * The offset the store found is checked against the pack's size, and so
+ * is every offset read from the pack, before it is used; nothing is
+ * allocated by a size read from the file.
  * Termination: each inflate call either makes progress or ends the
  * read, and input is read from a file of finite size.
  */
 #include "pack-stream.h"
 #include "garchive/common.h"
+#include "odb/oid.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,6 @@
 #define PACK_ZLIB_CHUNK		((size_t)1 << 30)
 /* An entry header: a type and a size of up to 64 bits, 7 bits a byte. */
 #define PACK_HEADER_MAX		10
-#define RAWSZ			GIT_OID_RAWSZ
 
 /* The pack's object types (git's enum object_type). */
 enum { PACK_COMMIT = 1, PACK_TREE, PACK_BLOB, PACK_TAG };
@@ -42,16 +42,11 @@ struct pack_stream {
 	uint64_t given;			/* bytes handed out */
 	int status;			/* zlib's last status */
 	int ended;			/* the end of the stream is checked */
-	char hex[GIT_OID_HEXSZ + 1];
+	size_t rawsz;			/* bytes of the trailing checksum */
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	char *shown;			/* the pack, as messages name it */
 	unsigned char in[PACK_READ_CHUNK];
 };
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
 
 /* pread() all of `len` bytes at `at`: 0, or -1 (short, or an error). */
 static int read_at(int fd, void *buf, size_t len, uint64_t at)
@@ -72,115 +67,21 @@ static int read_at(int fd, void *buf, size_t len, uint64_t at)
 	return 0;
 }
 
-int pack_idx_layout(struct pack_idx_layout *idx, int fd, uint64_t idx_size)
-{
-	unsigned char head[8], fan[1024];
-	uint32_t i, prev = 0;
-	uint64_t want;
-
-	if (idx_size < sizeof(head) || read_at(fd, head, sizeof(head), 0) < 0)
-		return 0;
-	idx->v2 = !memcmp(head, "\377tOc", 4);
-	if (idx->v2 && be32(head + 4) != 2)
-		return 0;
-	if (read_at(fd, fan, sizeof(fan), idx->v2 ? 8 : 0) < 0)
-		return 0;
-	for (i = 0; i < 256; i++) {
-		idx->fanout[i] = be32(fan + 4 * i);
-		if (idx->fanout[i] < prev)
-			return 0;
-		prev = idx->fanout[i];
-	}
-	idx->nr = prev;
-	if (idx->v2) {
-		idx->names = 8 + sizeof(fan);
-		idx->width = RAWSZ;
-		idx->offsets = idx->names + (uint64_t)prev * (RAWSZ + 4);
-		idx->large = idx->offsets + (uint64_t)prev * 4;
-		want = idx->large + 2 * RAWSZ;
-		/* At most one large offset for each object but the first. */
-		return idx_size >= want &&
-		       idx_size - want <= (prev ? (uint64_t)(prev - 1) * 8 : 0);
-	}
-	idx->names = sizeof(fan) + 4;
-	idx->width = 4 + RAWSZ;
-	idx->offsets = sizeof(fan);
-	idx->large = 0;
-	return idx_size == sizeof(fan) + (uint64_t)prev * idx->width + 2 * RAWSZ;
-}
-
-int pack_idx_find(uint64_t *offset, uint32_t *nr,
-		  unsigned char checksum[RAWSZ], int fd, uint64_t idx_size,
-		  const git_oid *id)
-{
-	struct pack_idx_layout idx;
-	unsigned char name[RAWSZ], ofs[8];
-	uint32_t lo, hi, first = id->id[0];
-
-	if (!pack_idx_layout(&idx, fd, idx_size))
-		return 0;
-	*nr = idx.nr;
-	if (read_at(fd, checksum, RAWSZ, idx_size - 2 * RAWSZ) < 0)
-		return 0;
-
-	lo = first ? idx.fanout[first - 1] : 0;
-	hi = idx.fanout[first];
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int cmp;
-
-		if (read_at(fd, name, sizeof(name),
-			    idx.names + mid * idx.width) < 0)
-			return 0;
-		cmp = memcmp(id->id, name, sizeof(name));
-		if (cmp < 0) {
-			hi = mid;
-		} else if (cmp > 0) {
-			lo = mid + 1;
-		} else {
-			uint64_t at = idx.offsets + (uint64_t)mid *
-				      (idx.v2 ? 4 : idx.width);
-			uint32_t small;
-
-			if (read_at(fd, ofs, 4, at) < 0)
-				return 0;
-			small = be32(ofs);
-			if (!idx.v2 || !(small & 0x80000000u)) {
-				*offset = small;
-				return 1;
-			}
-			at = idx.large + (uint64_t)(small & 0x7fffffffu) * 8;
-			if (at + 8 > idx_size - 2 * RAWSZ ||
-			    read_at(fd, ofs, 8, at) < 0)
-				return 0;
-			*offset = (uint64_t)be32(ofs) << 32 | be32(ofs + 4);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /*
- * Whether the pack open on `fd` is one git would use with an index of
- * `nr` objects and pack checksum `checksum` (git's open_packed_git_1()).
+ * Whether the pack open on `fd` is still the one the store checked: the
+ * same size and trailing checksum (git's open_packed_git_1() compared
+ * that checksum with the index's).
  */
-static int pack_usable(int fd, uint64_t *pack_size, uint32_t nr,
-		       const unsigned char checksum[RAWSZ])
+static int same_pack(int fd, const struct pack_stream_entry *at)
 {
-	unsigned char head[12], sum[RAWSZ];
-	uint32_t version;
+	unsigned char sum[GA_OID_MAX_RAWSZ];
 	struct stat st;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)(sizeof(head) + RAWSZ))
-		return 0;
-	*pack_size = (uint64_t)st.st_size;
-	if (read_at(fd, head, sizeof(head), 0) < 0 ||
-	    read_at(fd, sum, sizeof(sum), *pack_size - RAWSZ) < 0)
-		return 0;
-	version = be32(head + 4);
-	return !memcmp(head, "PACK", 4) && (version == 2 || version == 3) &&
-	       be32(head + 8) == nr && !memcmp(sum, checksum, RAWSZ);
+	return at->rawsz <= sizeof(sum) && fstat(fd, &st) == 0 &&
+	       S_ISREG(st.st_mode) && (uint64_t)st.st_size == at->pack_size &&
+	       at->pack_size >= 12 + at->rawsz &&
+	       read_at(fd, sum, at->rawsz, at->pack_size - at->rawsz) == 0 &&
+	       !memcmp(sum, at->checksum, at->rawsz);
 }
 
 /*
@@ -191,15 +92,15 @@ static int pack_usable(int fd, uint64_t *pack_size, uint32_t nr,
  * compressed data starts.
  */
 static int entry_header(int fd, uint64_t at, uint64_t pack_size,
-			uint64_t *size, uint64_t *data)
+			size_t rawsz, uint64_t *size, uint64_t *data)
 {
 	unsigned char h[PACK_HEADER_MAX];
 	size_t len = sizeof(h), i = 0;
 	unsigned shift = 4;
 	uint64_t v;
 
-	if (pack_size - RAWSZ - at < len)
-		len = (size_t)(pack_size - RAWSZ - at);
+	if (pack_size - rawsz - at < len)
+		len = (size_t)(pack_size - rawsz - at);
 	if (!len || read_at(fd, h, len, at) < 0)
 		return 0;
 	v = h[0] & 15;
@@ -224,67 +125,6 @@ static const git_object_t object_types[] = {
 	[PACK_TAG] = GIT_OBJECT_TAG,
 };
 
-/*
- * Try the pack whose index is `dir`/`name`: 1 with the stream set up,
- * 0 when it does not hold the object whole, GA_ECORRUPT when the entry
- * header is one git calls bad.
- */
-static int try_pack(struct pack_stream *s, uint64_t *size, git_object_t *type,
-		    const char *dir, const char *name, const char *shown,
-		    const git_oid *id)
-{
-	char *idx = ga_xstrfmt("%s/%s", dir, name), *pack;
-	size_t base = strlen(name) - 4;
-	unsigned char checksum[RAWSZ];
-	uint64_t offset = 0, pack_size = 0, len = 0, data = 0;
-	uint32_t nr = 0;
-	struct stat st;
-	int fd, found, kind = 0;
-
-	fd = open(idx, O_RDONLY | O_CLOEXEC);
-	free(idx);
-	if (fd < 0)
-		return 0;
-	found = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		pack_idx_find(&offset, &nr, checksum, fd, (uint64_t)st.st_size,
-			      id);
-	close(fd);
-	if (!found)
-		return 0;
-	pack = ga_xstrfmt("%s/%.*s.pack", dir, (int)base, name);
-	fd = open(pack, O_RDONLY | O_CLOEXEC);
-	free(pack);
-	if (fd < 0)
-		return 0;
-	/* git takes an offset into the pack's header or checksum as damage. */
-	if (pack_usable(fd, &pack_size, nr, checksum) && offset >= 12 &&
-	    offset < pack_size - RAWSZ)
-		kind = entry_header(fd, offset, pack_size, &len, &data);
-	if (kind < 0) {
-		/* Not git_oid_tostr_s(): its buffer is libgit2's per thread. */
-		char hex[GIT_OID_HEXSZ + 1];
-
-		close(fd);
-		git_oid_tostr(hex, sizeof(hex), id);
-		return ga_error_code(GA_ECORRUPT, "bad object header\nfatal: "
-				     "packed object %s (stored in %s/pack/%.*s"
-				     ".pack) is corrupt", hex, shown,
-				     (int)base, name);
-	}
-	if (kind < PACK_COMMIT || kind > PACK_TAG || len > SIZE_MAX - 1) {
-		close(fd);
-		return 0;
-	}
-	s->fd = fd;
-	s->pos = data;
-	s->pack_size = pack_size;
-	s->size = len;
-	s->shown = ga_xstrfmt("%s/pack/%.*s.pack", shown, (int)base, name);
-	*size = len;
-	*type = object_types[kind];
-	return 1;
-}
-
 void pack_stream_free(struct pack_stream *s)
 {
 	if (!s)
@@ -298,38 +138,46 @@ void pack_stream_free(struct pack_stream *s)
 }
 
 int pack_stream_open(struct pack_stream **out, uint64_t *size,
-		     git_object_t *type, const char *objects_dir,
-		     const char *shown, const git_oid *id)
+		     git_object_t *type, const struct pack_stream_entry *at)
 {
-	struct pack_stream *s = ga_xcalloc(1, sizeof(*s));
-	char *dirpath = ga_xstrfmt("%s/pack", objects_dir);
-	DIR *dir = opendir(dirpath);
-	struct dirent *de;
-	int found = 0;
+	struct pack_stream *s = NULL;
+	uint64_t len = 0, data = 0;
+	int fd, kind = 0;
 
 	*out = NULL;
-	s->fd = -1;
-	while (dir && found == 0 && (de = readdir(dir))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 4 && !strcmp(de->d_name + len - 4, ".idx"))
-			found = try_pack(s, size, type, dirpath, de->d_name,
-					 shown, id);
+	if ((fd = open(at->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return GA_ENOTFOUND;
+	/* git takes an offset into the pack's header or checksum as damage. */
+	if (same_pack(fd, at) && at->offset >= 12 &&
+	    at->offset < at->pack_size - at->rawsz)
+		kind = entry_header(fd, at->offset, at->pack_size, at->rawsz,
+				    &len, &data);
+	if (kind < 0) {
+		close(fd);
+		return ga_error_code(GA_ECORRUPT, "bad object header\nfatal: "
+				     "packed object %s (stored in %s) is "
+				     "corrupt", at->hex, at->shown);
 	}
-	if (dir)
-		closedir(dir);
-	free(dirpath);
-	if (found <= 0) {
-		pack_stream_free(s);
-		return found < 0 ? found : GA_ENOTFOUND;
+	if (kind < PACK_COMMIT || kind > PACK_TAG || len > SIZE_MAX - 1) {
+		close(fd);
+		return GA_ENOTFOUND;
 	}
-	git_oid_tostr(s->hex, sizeof(s->hex), id);
+	s = ga_xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	s->pos = data;
+	s->pack_size = at->pack_size;
+	s->rawsz = at->rawsz;
+	s->size = len;
+	s->shown = ga_xstrdup(at->shown);
+	snprintf(s->hex, sizeof(s->hex), "%s", at->hex);
 	if (inflateInit(&s->zs) != Z_OK) {
 		pack_stream_free(s);
 		return ga_error_set("inflate: out of memory");
 	}
 	s->zs_live = 1;
 	s->status = Z_OK;
+	*size = len;
+	*type = object_types[kind];
 	*out = s;
 	return 0;
 }
@@ -362,7 +210,7 @@ static int feed(struct pack_stream *s)
 
 	if (s->zs.avail_in)
 		return 0;
-	if (s->pos > s->pack_size - RAWSZ)
+	if (s->pos > s->pack_size - s->rawsz)
 		return ga_error_code(GA_ECORRUPT, "fatal: offset beyond end of "
 				     "packfile (truncated pack?)");
 	if (s->pack_size - s->pos < len)

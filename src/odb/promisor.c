@@ -116,16 +116,20 @@ static const char *run_dir(git_repository *repo)
 	return wd ? wd : git_repository_path(repo);
 }
 
-/* The ids, one hex line each, into the fetch's stdin. */
-static int write_ids(int fd, const git_oid *ids, size_t nr)
+/*
+ * The ids, one hex line each, into the fetch's stdin: as long as the
+ * repository's hash makes them (40 or 64 digits).
+ */
+static int write_ids(int fd, const struct ga_oid *ids, size_t nr)
 {
-	char hex[GIT_OID_HEXSZ + 2];
-	size_t i;
+	char hex[GA_OID_MAX_HEXSZ + 2];
+	size_t i, len;
 
 	for (i = 0; i < nr; i++) {
-		git_oid_tostr(hex, GIT_OID_HEXSZ + 1, &ids[i]);
-		hex[GIT_OID_HEXSZ] = '\n';
-		if (ga_write_all(fd, hex, GIT_OID_HEXSZ + 1) < 0)
+		ga_oid_fmt(hex, &ids[i]);
+		len = ga_oid_hexsz(&ids[i]);
+		hex[len] = '\n';
+		if (ga_write_all(fd, hex, len + 1) < 0)
 			return ga_error_errno(errno, "promisor-remote: could "
 					      "not write to fetch subprocess");
 	}
@@ -138,7 +142,7 @@ static int write_ids(int fd, const git_oid *ids, size_t nr)
  * (or fetching is off); the return value is for what git dies of.
  */
 static int fetch_objects(int *failed, git_repository *repo,
-			 const char *remote, const git_oid *ids, size_t nr,
+			 const char *remote, const struct ga_oid *ids, size_t nr,
 			 int *warned)
 {
 	const char *argv[] = {
@@ -185,7 +189,8 @@ static int fetch_objects(int *failed, git_repository *repo,
 }
 
 /* Keep in `ids` those still missing; returns how many. */
-static size_t still_missing(git_repository *repo, git_oid *ids, size_t nr)
+static size_t still_missing(git_repository *repo, struct ga_oid *ids,
+			    size_t nr)
 {
 	git_odb *odb = NULL;
 	size_t i, kept = 0;
@@ -196,7 +201,7 @@ static size_t still_missing(git_repository *repo, git_oid *ids, size_t nr)
 	}
 	git_odb_refresh(odb);
 	for (i = 0; i < nr; i++)
-		if (!git_odb_exists(odb, &ids[i]))
+		if (odb_exists(odb, &ids[i]) != 1)
 			ids[kept++] = ids[i];
 	git_odb_free(odb);
 	git_error_clear();
@@ -229,11 +234,11 @@ static int has_promisor_pack(git_repository *repo)
 }
 
 int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
-		   const git_oid *ids, size_t nr)
+		   const struct ga_oid *ids, size_t nr)
 {
 	struct promisors p = { 0 };
-	git_oid *remaining = NULL;
-	char hex[GIT_OID_HEXSZ + 1];
+	struct ga_oid *remaining = NULL;
+	char hex[GA_OID_MAX_HEXSZ + 1];
 	size_t i, left = nr;
 	int error, failed, warned = 0;
 
@@ -254,7 +259,7 @@ int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
 			goto done;
 	}
 	if (left && p.nr && has_promisor_pack(repo)) {
-		git_oid_tostr(hex, sizeof(hex), &remaining[0]);
+		ga_oid_fmt(hex, &remaining[0]);
 		error = ga_error_set("could not fetch %s from promisor remote",
 				     hex);
 	}
@@ -266,7 +271,7 @@ done:
 
 struct missing {
 	git_odb *odb;
-	git_oid *ids;
+	struct ga_oid *ids;
 	size_t nr, alloc;
 };
 
@@ -288,8 +293,6 @@ static int note_missing(struct missing *m, const struct ga_oid *id)
 	rawtree_iter_init(&it, odb_object_data(obj),
 			  odb_object_size(obj), ga_oid_rawsz(id));
 	while (!error && !(error = rawtree_next(&e, &it))) {
-		git_oid gid;
-
 		if (e.mode == 0040000) {
 			error = note_missing(m, &e.id);
 			continue;
@@ -297,9 +300,8 @@ static int note_missing(struct missing *m, const struct ga_oid *id)
 		/* Files and symbolic links; gitlinks are no blobs. */
 		if (e.mode == 0160000 || odb_exists(m->odb, &e.id))
 			continue;
-		odb_oid_to_git(&gid, &e.id);
 		GA_ALLOC_GROW(m->ids, m->nr + 1, m->alloc);
-		git_oid_cpy(&m->ids[m->nr++], &gid);
+		m->ids[m->nr++] = e.id;
 	}
 	odb_object_free(obj);
 	return error == GA_ITEROVER ? 0 : -1;
@@ -339,20 +341,20 @@ struct promisor_backend {
 	git_odb_backend parent;
 	git_repository *repo;
 	pthread_mutex_t lock;
-	git_oid *tried;		/* fetched once each: never twice */
+	struct ga_oid *tried;	/* fetched once each: never twice */
 	size_t nr_tried, alloc_tried;
 };
 
 /* Whether `id` was fetched before; notes it if not.  Under the lock. */
-static int tried_before(struct promisor_backend *b, const git_oid *id)
+static int tried_before(struct promisor_backend *b, const struct ga_oid *id)
 {
 	size_t i;
 
 	for (i = 0; i < b->nr_tried; i++)
-		if (git_oid_equal(&b->tried[i], id))
+		if (ga_oid_equal(&b->tried[i], id))
 			return 1;
 	GA_ALLOC_GROW(b->tried, b->nr_tried + 1, b->alloc_tried);
-	git_oid_cpy(&b->tried[b->nr_tried++], id);
+	b->tried[b->nr_tried++] = *id;
 	return 0;
 }
 
@@ -361,7 +363,7 @@ static int tried_before(struct promisor_backend *b, const git_oid *id)
  * libgit2's error (how garchive's backends report what ends the run,
  * see errors.h).
  */
-static int lazy_fetch(struct promisor_backend *b, const git_oid *id)
+static int lazy_fetch(struct promisor_backend *b, const struct ga_oid *id)
 {
 	struct ga_config *cfg = NULL;
 	int error, tried;
@@ -392,8 +394,12 @@ static int lazy_fetch(struct promisor_backend *b, const git_oid *id)
 static int backend_read(void **data, size_t *len, git_object_t *type,
 			git_odb_backend *backend, const git_oid *id)
 {
-	int error = lazy_fetch((struct promisor_backend *)backend, id);
+	struct ga_oid oid;
+	int error;
 
+	/* libgit2 reads only SHA-1 databases (odb.h). */
+	odb_oid_from_git(&oid, id);
+	error = lazy_fetch((struct promisor_backend *)backend, &oid);
 	(void)data;
 	(void)len;
 	(void)type;
@@ -421,6 +427,18 @@ static void backend_free(git_odb_backend *backend)
 	pthread_mutex_destroy(&b->lock);
 	free(b->tried);
 	free(b);
+}
+
+int promisor_lazy_fetch(git_odb *odb, const struct ga_oid *id)
+{
+	size_t i, nr = git_odb_num_backends(odb);
+	git_odb_backend *b;
+
+	for (i = 0; i < nr; i++)
+		if (git_odb_get_backend(&b, odb, i) == 0 &&
+		    b->free == backend_free)
+			return lazy_fetch((struct promisor_backend *)b, id);
+	return GA_ENOTFOUND;
 }
 
 int promisor_backend_add(git_odb *odb, git_repository *repo, int priority)

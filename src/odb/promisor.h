@@ -41,7 +41,7 @@ int promisor_prefetch_tree(git_repository *repo, const struct ga_config *cfg,
  * GA_ERROR as promisor_prefetch_tree().
  */
 int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
-		   const git_oid *ids, size_t nr);
+		   const struct ga_oid *ids, size_t nr);
 
 /*
  * Add to `odb`, `repo`'s, a backend of the given (lowest) priority that
@@ -52,5 +52,14 @@ int promisor_fetch(git_repository *repo, const struct ga_config *cfg,
  * gets none.  Returns 0 or GA_ERROR.
  */
 int promisor_backend_add(git_odb *odb, git_repository *repo, int priority);
+
+/*
+ * The same fetch of `id`, once, for a read of `odb` that did not find
+ * it and does not go through libgit2 (a SHA-256 database, odb.h): 0
+ * when a fetch was tried (or was tried before) and the store is to look
+ * again, GA_ENOTFOUND when `odb` has no such backend, or GA_ECORRUPT
+ * with git's fatal line in libgit2's error when the fetch failed.
+ */
+int promisor_lazy_fetch(git_odb *odb, const struct ga_oid *id);
 
 #endif

@@ -1151,32 +1151,41 @@ struct ga_store_stream {
 
 struct stream_open {
 	struct lookup l;
-	git_oid oid;
+	const struct ga_oid *id;
 	struct ga_store_stream *st;
 	uint64_t *size;
 	git_object_t type;
 	int delta;			/* the copy is a delta: read it whole */
 };
 
-/* A copy stored whole is streamed from its pack (pack-stream.h). */
+/*
+ * A copy stored whole is streamed from its pack (pack-stream.h), from
+ * the offset its index gave, whatever the hash.
+ */
 static int stream_packed(struct lookup *l, struct ga_store *s,
 			 struct pack *p, uint64_t offset, struct ga_buf *why)
 {
 	struct stream_open *r = (struct stream_open *)l;
+	char hex[GA_OID_MAX_HEXSZ + 1];
+	struct pack_stream_entry at;
 	struct entry_head h;
 	int error = read_head(s, p, offset, &h, why);
 
 	if (error)
 		return error;
-	/* pack-stream.c reads SHA-1 indexes only: read the others whole. */
-	if (h.type >= GA_OBJ_OFS_DELTA || s->algo != GA_HASH_SHA1) {
+	if (h.type >= GA_OBJ_OFS_DELTA) {
 		r->delta = 1;
 		return 0;
 	}
+	at.path = p->path;
+	at.shown = p->shown;
+	at.pack_size = p->size;
+	at.checksum = ga_pack_idx_pack_checksum(&p->idx);
+	at.rawsz = s->rawsz;
+	at.offset = offset;
+	at.hex = ga_oid_fmt(hex, r->id);
 	r->st = ga_xcalloc(1, sizeof(*r->st));
-	error = pack_stream_open(&r->st->pack, r->size, &r->type,
-				 s->dirs[p->dir].dir, s->dirs[p->dir].shown,
-				 &r->oid);
+	error = pack_stream_open(&r->st->pack, r->size, &r->type, &at);
 	if (error == GA_ENOTFOUND)
 		r->delta = 1;
 	return error == GA_ENOTFOUND ? 0 : error;
@@ -1205,9 +1214,7 @@ int ga_store_stream_open(struct ga_store_stream **out, struct ga_store *s,
 	int error;
 
 	*out = NULL;
-	memset(&r.oid, 0, sizeof(r.oid));
-	if (s->algo == GA_HASH_SHA1)
-		memcpy(r.oid.id, id->id, GIT_OID_RAWSZ);
+	r.id = id;
 	r.size = size;
 	error = look_up(s, id, &r.l);
 	if (error < 0 || r.delta) {

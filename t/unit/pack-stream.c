@@ -1,12 +1,17 @@
 /*
- * Unit tests for src/odb/pack-stream.c: pack index look-ups on hand-built
- * indexes (fan-out boundaries, large offsets, version 1, indexes git
- * would not read) and streams on hand-built packs (an empty blob, a
- * blob across many reads, deltas left to the caller, damage).
+ * Unit tests for src/odb/pack-stream.c and the look-ups that find where
+ * a stream starts: pack index look-ups on hand-built indexes through the
+ * store's parser, src/odb/pack.c (fan-out boundaries, large offsets,
+ * version 1, indexes git would not read), and streams on hand-built
+ * packs at the offsets an index gives (an empty blob, a blob across many
+ * reads, deltas left to the caller, a pack that is no longer the one
+ * checked, damage), with ids of SHA-1 and of SHA-256.
  */
 #include "tap.h"
 
 #include "garchive/common.h"
+#include "odb/oid.h"
+#include "odb/pack.h"
 #include "pack-stream.h"
 
 #include <fcntl.h>
@@ -20,12 +25,14 @@
 #include <git2.h>
 #include <zlib.h>
 
-#define RAWSZ GIT_OID_RAWSZ
+/* Ids are this long in the tests running now: 20 (SHA-1) or 32. */
+static size_t rawsz = GA_OID_SHA1_RAWSZ;
+#define RAWSZ rawsz
 
 static char dir[] = "/tmp/ga-pack-stream-XXXXXX";
 
 struct obj {
-	unsigned char id[RAWSZ];
+	unsigned char id[GA_OID_MAX_RAWSZ];
 	uint64_t offset;
 };
 
@@ -75,7 +82,7 @@ static struct bytes make_idx(struct obj *objs, uint32_t nr, int version,
 			     const unsigned char *checksum)
 {
 	struct bytes b = { NULL, 0 };
-	unsigned char zero[RAWSZ] = { 0 };
+	unsigned char zero[GA_OID_MAX_RAWSZ] = { 0 };
 	uint32_t i, n = 0, nlarge = 0;
 	int c;
 
@@ -126,23 +133,19 @@ static int write_file(const char *path, const struct bytes *b)
 	return fclose(f) || ret;
 }
 
-/* pack_idx_find() on `b`: 1 and *offset, or 0. */
+/*
+ * The look-up of `id` in the index `b`, as the store does it: 1 and
+ * *offset, or 0 when the index does not list it, is one git would not
+ * read, or gives an offset outside its large offset table.
+ */
 static int find(uint64_t *offset, const struct bytes *b, const unsigned char *id)
 {
-	char *path = ga_xstrfmt("%s/find.idx", dir);
-	unsigned char sum[RAWSZ];
-	git_oid oid;
-	uint32_t nr;
-	int fd, found = -1;
+	struct ga_pack_idx idx;
+	uint32_t version, pos;
 
-	memcpy(oid.id, id, RAWSZ);
-	if (write_file(path, b) == 0 &&
-	    (fd = open(path, O_RDONLY)) >= 0) {
-		found = pack_idx_find(offset, &nr, sum, fd, b->len, &oid);
-		close(fd);
-	}
-	free(path);
-	return found;
+	return ga_pack_idx_parse(&idx, b->p, b->len, rawsz, &version) ==
+	       GA_IDX_OK && ga_pack_idx_find(&idx, id, &pos) &&
+	       ga_pack_idx_offset(&idx, pos, offset) == 0;
 }
 
 static void test_lookups(void)
@@ -151,14 +154,16 @@ static void test_lookups(void)
 	static const unsigned char firsts[] = { 0x00, 0x00, 0x01, 0x7f, 0x80,
 						0x80, 0xfe, 0xff, 0xff };
 	struct obj objs[sizeof(firsts)];
-	unsigned char sum[RAWSZ], absent[RAWSZ];
+	unsigned char sum[GA_OID_MAX_RAWSZ], absent[GA_OID_MAX_RAWSZ];
 	struct bytes b;
 	uint64_t offset;
 	size_t i;
 	int version;
 
 	memset(sum, 0xab, sizeof(sum));
-	for (version = 1; version <= 2; version++) {
+	/* git writes version 1 indexes for SHA-1 only. */
+	for (version = rawsz == GA_OID_SHA1_RAWSZ ? 1 : 2; version <= 2;
+	     version++) {
 		for (i = 0; i < GA_ARRAY_SIZE(firsts); i++) {
 			memset(objs[i].id, (int)(i * 17 + 1), RAWSZ);
 			objs[i].id[0] = firsts[i];
@@ -175,8 +180,9 @@ static void test_lookups(void)
 			offset = 0;
 			ok(find(&offset, &b, objs[i].id) == 1 &&
 			   offset == objs[i].offset,
-			   "v%d: object %zu (first byte %02x) at %llu", version,
-			   i, objs[i].id[0], (unsigned long long)offset);
+			   "%zu-byte ids, v%d: object %zu (first byte %02x) "
+			   "at %llu", rawsz, version, i, objs[i].id[0],
+			   (unsigned long long)offset);
 		}
 		for (i = 0; i < GA_ARRAY_SIZE(objs); i++) {
 			memcpy(absent, objs[i].id, RAWSZ);
@@ -195,7 +201,7 @@ static void test_lookups(void)
 static void test_refused(void)
 {
 	struct obj objs[3];
-	unsigned char sum[RAWSZ] = { 0 };
+	unsigned char sum[GA_OID_MAX_RAWSZ] = { 0 };
 	struct bytes b;
 	uint64_t offset;
 	size_t len;
@@ -236,10 +242,10 @@ static void test_refused(void)
 	b.len = len;
 
 	/* The large offset of object 2 points past the large offset table. */
-	put32(b.p + 8 + 1024 + 3 * 24 + 8, 0x80000001u);
+	put32(b.p + 8 + 1024 + 3 * (rawsz + 4) + 8, 0x80000001u);
 	ok(find(&offset, &b, objs[2].id) == 0,
 	   "a large offset outside the table");
-	put32(b.p + 8 + 1024 + 3 * 24 + 8, 0x80000000u);
+	put32(b.p + 8 + 1024 + 3 * (rawsz + 4) + 8, 0x80000000u);
 	ok(find(&offset, &b, objs[2].id) == 1 && offset == (uint64_t)1 << 40,
 	   "a large offset of 2^40");
 	/* The fan-out says more objects than the file holds. */
@@ -286,7 +292,7 @@ static void make_pack(unsigned char **blobs, const size_t *lens, int nr,
 		      struct obj *objs, uint64_t header_size, int delta)
 {
 	struct bytes pack = { NULL, 0 }, idx;
-	unsigned char sum[RAWSZ];
+	unsigned char sum[GA_OID_MAX_RAWSZ];
 	char *path;
 	int i;
 
@@ -313,21 +319,38 @@ static void make_pack(unsigned char **blobs, const size_t *lens, int nr,
 	free(idx.p);
 }
 
-/* Stream `id` whole in reads of `cap`: 0 and the bytes, or the error. */
-static int stream_all(struct bytes *out, const unsigned char *id, size_t cap)
+/*
+ * Stream the entry at `offset` of t.pack whole in reads of `cap`, as
+ * the store starts it, the pack's checksum `sum` (0x5a bytes, as
+ * make_pack() writes it, when NULL): 0 and the bytes, or the error.
+ */
+static int stream_all(struct bytes *out, uint64_t offset, size_t cap,
+		      const unsigned char *sum)
 {
+	static const char hex[] = "2020202020";
+	unsigned char written[GA_OID_MAX_RAWSZ];
+	struct pack_stream_entry at = { 0 };
 	struct pack_stream *s;
 	unsigned char *buf = malloc(cap);
+	char *path = ga_xstrfmt("%s/pack/t.pack", dir);
 	git_object_t type;
+	struct stat st;
 	uint64_t size;
-	git_oid oid;
 	size_t n;
 	int error;
 
-	memcpy(oid.id, id, RAWSZ);
+	memset(written, 0x5a, sizeof(written));
+	at.path = path;
+	at.shown = ".git/objects/pack/t.pack";
+	at.pack_size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	at.checksum = sum ? sum : written;
+	at.rawsz = rawsz;
+	at.offset = offset;
+	at.hex = hex;
 	out->len = 0;
-	if ((error = pack_stream_open(&s, &size, &type, dir, ".git/objects",
-				      &oid)) < 0) {
+	error = pack_stream_open(&s, &size, &type, &at);
+	free(path);
+	if (error < 0) {
 		free(buf);
 		return error;
 	}
@@ -346,10 +369,12 @@ static int stream_all(struct bytes *out, const unsigned char *id, size_t cap)
 static void test_streams(void)
 {
 	size_t lens[4] = { 0, 65535, 65537, 1000000 };
-	unsigned char *blobs[4];
-	struct obj objs[4], sorted[4];
+	unsigned char *blobs[4], other[GA_OID_MAX_RAWSZ];
+	struct obj objs[4];
 	struct bytes out = { NULL, 0 };
-	char *pack_dir = ga_xstrfmt("%s/pack", dir);
+	char *pack_dir = ga_xstrfmt("%s/pack", dir), *path;
+	struct stat st;
+	uint64_t end;
 	int i, j, error;
 
 	mkdir(pack_dir, 0777);
@@ -357,40 +382,51 @@ static void test_streams(void)
 		blobs[i] = malloc(lens[i] + 1);
 		for (j = 0; j < (int)lens[i]; j++)
 			blobs[i][j] = (unsigned char)(j * 7 + i + j / 1000);
+		/* Ids in the order of the blobs: objs[i] stays blob i's. */
 		memset(objs[i].id, 0x20 + i, RAWSZ);
 	}
-	memcpy(sorted, objs, sizeof(objs));
-	make_pack(blobs, lens, 4, sorted, UINT64_MAX, 0);
+	make_pack(blobs, lens, 4, objs, UINT64_MAX, 0);
 	for (i = 0; i < 4; i++) {
-		ok(stream_all(&out, objs[i].id, 65536) == 0 &&
+		ok(stream_all(&out, objs[i].offset, 65536, NULL) == 0 &&
 		   out.len == lens[i] && !memcmp(out.p, blobs[i], lens[i]),
-		   "a blob of %zu bytes, 64 KiB reads", lens[i]);
-		ok(stream_all(&out, objs[i].id, 3) == 0 &&
+		   "%zu-byte ids: a blob of %zu bytes, 64 KiB reads", rawsz,
+		   lens[i]);
+		ok(stream_all(&out, objs[i].offset, 3, NULL) == 0 &&
 		   out.len == lens[i] && !memcmp(out.p, blobs[i], lens[i]),
-		   "a blob of %zu bytes, 3-byte reads", lens[i]);
+		   "%zu-byte ids: a blob of %zu bytes, 3-byte reads", rawsz,
+		   lens[i]);
 	}
-	memset(sorted[0].id, 0x99, RAWSZ);
-	ok(stream_all(&out, sorted[0].id, 100) == GA_ENOTFOUND,
-	   "an object in no index: not streamable");
+	ok(stream_all(&out, 5, 100, NULL) == GA_ENOTFOUND,
+	   "an offset into the pack header: not streamable");
+	path = ga_xstrfmt("%s/t.pack", pack_dir);
+	end = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	free(path);
+	ok(end > rawsz &&
+	   stream_all(&out, end - rawsz, 100, NULL) == GA_ENOTFOUND &&
+	   stream_all(&out, end - 1, 100, NULL) == GA_ENOTFOUND,
+	   "an offset into the checksum: not streamable");
+	memset(other, 0x5b, sizeof(other));
+	ok(stream_all(&out, objs[1].offset, 100, other) == GA_ENOTFOUND,
+	   "a pack whose checksum is not the index's: not streamable");
 
 	/* Blob 3 (1 MB) claims one byte less, and one byte more. */
 	lens[0] = lens[3];
 	blobs[0] = realloc(blobs[0], lens[0]);
 	memcpy(blobs[0], blobs[3], lens[0]);
-	make_pack(blobs, lens, 1, sorted, lens[0] - 1, 0);
-	error = stream_all(&out, sorted[0].id, 4096);
+	make_pack(blobs, lens, 1, objs, lens[0] - 1, 0);
+	error = stream_all(&out, objs[0].offset, 4096, NULL);
 	ok(error == GA_ECORRUPT && strstr(ga_error_message(), "is corrupt"),
 	   "a stream longer than its header says: %s", ga_error_message());
-	make_pack(blobs, lens, 1, sorted, lens[0] + 1, 0);
-	error = stream_all(&out, sorted[0].id, 4096);
+	make_pack(blobs, lens, 1, objs, lens[0] + 1, 0);
+	error = stream_all(&out, objs[0].offset, 4096, NULL);
 	ok(error == GA_ECORRUPT && strstr(ga_error_message(), "is corrupt"),
 	   "a stream shorter than its header says: %s", ga_error_message());
-	make_pack(blobs, lens, 1, sorted, UINT64_MAX, 1);
-	ok(stream_all(&out, sorted[0].id, 4096) == GA_ENOTFOUND,
+	make_pack(blobs, lens, 1, objs, UINT64_MAX, 1);
+	ok(stream_all(&out, objs[0].offset, 4096, NULL) == GA_ENOTFOUND,
 	   "a delta: not streamable");
-	make_pack(blobs, lens, 1, sorted, UINT64_MAX, 0);
-	ok(stream_all(&out, sorted[0].id, 4096) == 0 && out.len == lens[0],
-	   "the same pack, sound");
+	make_pack(blobs, lens, 1, objs, UINT64_MAX, 0);
+	ok(stream_all(&out, objs[0].offset, 4096, NULL) == 0 &&
+	   out.len == lens[0], "the same pack, sound");
 
 	for (i = 0; i < 4; i++)
 		free(blobs[i]);
@@ -405,9 +441,12 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	git_libgit2_init();
-	test_lookups();
-	test_refused();
-	test_streams();
+	for (rawsz = GA_OID_SHA1_RAWSZ; rawsz <= GA_OID_SHA256_RAWSZ;
+	     rawsz += GA_OID_SHA256_RAWSZ - GA_OID_SHA1_RAWSZ) {
+		test_lookups();
+		test_refused();
+		test_streams();
+	}
 	rm = ga_xstrfmt("rm -rf '%s'", dir);
 	if (system(rm) != 0)
 		diag("could not remove %s", dir);
