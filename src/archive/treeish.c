@@ -30,6 +30,7 @@
 #include "odb.h"
 #include "rawtree.h"
 #include "refdb.h"
+#include "repo-open.h"
 #include "refs/refs.h"
 
 #include <errno.h>
@@ -1321,6 +1322,7 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 	const char *repo_path = git_repository_path(rs->repo);
 	const char *prefix = rs->opts->cwd_prefix, *objects, *p;
 	struct ga_buf buf = GA_BUF_INIT;
+	char *common;
 	size_t len;
 
 	if (env && *env) {
@@ -1335,11 +1337,11 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 	}
 	*path = ga_xstrfmt("%sindex", repo_path);
 	objects = odb_shown(rs->odb);
+	common = repo_commondir(rs->repo);
 	if (gitdir && *gitdir) {
 		/* As given: git names ".git/" + "/index" ".git//index". */
 		*shown = ga_xstrfmt("%s/index", gitdir);
-	} else if (objects && !strcmp(repo_path,
-				      git_repository_commondir(rs->repo)) &&
+	} else if (objects && !strcmp(repo_path, common) &&
 		   (len = objects_parent(objects))) {
 		*shown = ga_xstrfmt("%.*sindex", (int)len, objects);
 	} else {
@@ -1348,6 +1350,7 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 			len--;
 		*shown = ga_xstrfmt("%.*s/index", (int)len, repo_path);
 	}
+	free(common);
 }
 
 /*
