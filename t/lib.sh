@@ -650,7 +650,8 @@ mktree () {
 
 # nest_tree N TREE: the id of the tree that N runs of
 #	TREE=$(mktree "040000 d $TREE")
-# would leave, written as loose objects by one python instead of N.
+# would leave, written as loose objects by one python instead of N,
+# named by the hash whose ids are as long as TREE's.
 nest_tree () {
 	python3 - "$@" <<-\EOF
 	import hashlib, os, subprocess, sys, zlib
@@ -658,10 +659,11 @@ nest_tree () {
 	                         capture_output=True, check=True,
 	                         text=True).stdout.strip()
 	oid = sys.argv[2]
+	algo = "sha256" if len(oid) == 64 else "sha1"
 	for _ in range(int(sys.argv[1])):
 	    data = b"040000 d\0" + bytes.fromhex(oid)
 	    obj = b"tree %d\0" % len(data) + data
-	    oid = hashlib.sha1(obj).hexdigest()
+	    oid = hashlib.new(algo, obj).hexdigest()
 	    path = os.path.join(objects, oid[:2], oid[2:])
 	    os.makedirs(os.path.dirname(path), exist_ok=True)
 	    if not os.path.exists(path):

@@ -687,14 +687,16 @@ set_entry_size () {
 	EOF
 }
 
-# set_idx_word IDX WHAT N VALUE: in a v2 index of SHA-1 ids, the fan-out
-# entries that hold the count (WHAT=count) or the 4-byte offset of
-# object N (WHAT=offset) become VALUE.
+# set_idx_word IDX WHAT N VALUE: in a v2 index, the fan-out entries
+# that hold the count (WHAT=count) or the 4-byte offset of object N
+# (WHAT=offset) become VALUE.  Each object has an id of the mode's
+# length and a CRC before the offsets.
 set_idx_word () {
 	chmod u+w "$1" &&
-	python3 - "$@" <<-\EOF
+	python3 - "$@" "$(test_hexsz)" <<-\EOF
 	import struct, sys
 	p, what, n, val = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0)
+	idsz = int(sys.argv[5]) // 2
 	d = bytearray(open(p, "rb").read())
 	nr = struct.unpack(">I", d[8 + 1020:8 + 1024])[0]
 	if what == "count":
@@ -702,7 +704,7 @@ set_idx_word () {
 	        if struct.unpack(">I", d[8 + 4 * i:12 + 4 * i])[0] == nr:
 	            d[8 + 4 * i:12 + 4 * i] = struct.pack(">I", val)
 	else:
-	    at = 8 + 1024 + nr * 24 + 4 * n
+	    at = 8 + 1024 + nr * (idsz + 4) + 4 * n
 	    d[at:at + 4] = struct.pack(">I", val)
 	open(p, "wb").write(d)
 	EOF
@@ -1237,13 +1239,13 @@ test_expect_success 'a tree 200 levels deep: tar and zip as git' '
 
 # deep_tree N: a commit whose tree nests N directories "d" above a file,
 # written as loose objects directly (thousands of git calls would be
-# slow).
+# slow), named by the repository's hash.
 deep_tree () {
-	python3 - "$1" <<-\EOF &&
+	python3 - "$1" "$(git rev-parse --show-object-format)" <<-\EOF &&
 	import hashlib, os, sys, zlib
 	def write(kind, data):
 	    hdr = b"%s %d\0" % (kind, len(data))
-	    oid = hashlib.sha1(hdr + data).hexdigest()
+	    oid = hashlib.new(sys.argv[2], hdr + data).hexdigest()
 	    d = ".git/objects/" + oid[:2]
 	    os.makedirs(d, exist_ok=True)
 	    if not os.path.exists(d + "/" + oid[2:]):

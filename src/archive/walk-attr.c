@@ -21,19 +21,71 @@
 
 static const char *const diff_attr_names[1] = { "diff" };
 
+/*
+ * The tree of directory `dir` below `root` when the walk holds it open:
+ * the walk holds the trees of the directories down to the entry at
+ * hand, whose attribute files are the ones looked up while it walks.
+ * Its first tree is the archived one, which with git 2.41's cwd prefix
+ * kept is the one at that prefix ("sub/") of the whole tree.  NULL for
+ * any other directory.  In a tree whose entries are out of order (fsck
+ * refuses it) a search from the root may stop short of a directory the
+ * walk is in; git reads the files from its index, which holds what the
+ * walk finds.
+ */
+static const struct odb_object *held_tree(const struct walk *w,
+					  const struct ga_oid *root,
+					  const char *dir)
+{
+	size_t len = strlen(dir), base = w->cwd_base_len, i;
+
+	if (!w->depth)
+		return NULL;
+	if (ga_oid_equal(root, &w->treeish->tree_id)) {
+		base = 0;
+	} else if (!base || !ga_oid_equal(root, &w->treeish->root_tree_id) ||
+		   len + 1 < base || memcmp(dir, w->opts->cwd_base, base - 1)) {
+		return NULL;
+	} else if (len + 1 == base) {
+		return w->frames[0].obj;
+	} else if (dir[base - 1] != '/') {
+		return NULL;
+	} else {
+		dir += base;
+		len -= base;
+	}
+	if (!len)
+		return w->frames[0].obj;
+	for (i = w->depth - 1; i > 0; i--) {
+		const struct frame *f = &w->frames[i];
+
+		if (f->rel_len < len + 1)
+			break;
+		if (f->rel_len == len + 1 && w->rel.len >= f->rel_len &&
+		    !memcmp(w->rel.ptr, dir, len))
+			return f->obj;
+	}
+	return NULL;
+}
+
 /* "<dir>/.gitattributes" of `tree`. */
 static int read_attrs_in(struct ga_buf *out, struct walk *w,
 			 const struct ga_oid *tree, const char *dir)
 {
+	const struct odb_object *held = held_tree(w, tree, dir);
 	struct rawtree_entry te;
 	struct odb_object *obj = NULL;
 	char *path;
 	int error;
 
-	path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
-		    : ga_xstrdup(".gitattributes");
-	error = rawtree_lookup(&te, w->odb, tree, path, w->hashsz);
-	free(path);
+	if (held) {
+		error = rawtree_find(&te, held, ".gitattributes", w->hashsz);
+	} else {
+		path = *dir ? ga_xstrfmt("%s/.gitattributes", dir)
+			    : ga_xstrdup(".gitattributes");
+		error = rawtree_cursor_lookup(&te, &w->attr_trees, tree,
+					      path);
+		free(path);
+	}
 	if (error == GA_ECORRUPT)
 		return error;
 	if (error < 0) {
@@ -165,6 +217,7 @@ int walk_attr_setup(struct walk *w)
 	attr_read_fn reader = wt ? read_worktree_attrs : read_tree_attrs;
 	int error, kind;
 
+	rawtree_cursor_init(&w->attr_trees, w->odb, w->hashsz);
 	if ((error = resolve_attr_source(w)) < 0)
 		return error;
 	/* A source stands in for the work tree's files, as blobs. */
@@ -264,7 +317,7 @@ static int tree_mode(const char **out, struct walk *w, const char *path)
 	/* A submodule's walk sees paths below the superproject's. */
 	if (baselen && !strncmp(path, base, baselen))
 		path += baselen;
-	error = rawtree_lookup(&te, w->odb, attr_tree(w), path, w->hashsz);
+	error = rawtree_cursor_lookup(&te, &w->attr_trees, attr_tree(w), path);
 	if (error == GA_ECORRUPT)
 		return error;
 	if (error < 0) {

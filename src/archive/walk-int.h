@@ -100,6 +100,12 @@ struct walk {
 		ATTR_SOURCE_BAD		/* fatal at the first lookup */
 	} attr_source;
 	struct ga_oid attr_source_id;
+	/*
+	 * The trees along the path of the last attribute file or mode
+	 * looked up: the next directory's file costs one tree read, not
+	 * one per level above it.
+	 */
+	struct rawtree_cursor attr_trees;
 	struct convert *conv;
 	struct subst *subst;
 	struct prefetch *pf;		/* NULL in serial mode */

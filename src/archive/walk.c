@@ -1410,6 +1410,7 @@ void walk_free(struct walk *w)
 	pathspec_free(w->ps);
 	for (i = 0; i < CHECK_NR; i++)
 		attr_stack_free(w->attrs[i]);
+	rawtree_cursor_release(&w->attr_trees);
 	git_odb_free(w->odb);
 	free(w);
 }

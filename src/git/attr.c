@@ -947,11 +947,17 @@ static int update_chain(struct attr_stack *st, const char *path,
 	size_t keep = 1, cur;
 	int ret;
 
+	/*
+	 * Each frame's directory lies inside the one before it, which
+	 * matched already: compare the bytes that frame adds, or a deep
+	 * path costs the square of its length at every lookup.
+	 */
 	while (keep < st->chain_nr) {
 		const struct frame *f = st->chain[keep];
+		size_t from = st->chain[keep - 1]->originlen;
 
 		if (f->originlen > dirlen || path[f->originlen] != '/' ||
-		    strncmp(f->origin, path, f->originlen))
+		    memcmp(f->origin + from, path + from, f->originlen - from))
 			break;
 		keep++;
 	}

@@ -57,7 +57,6 @@ static enum ga_idx_error parse_v2(struct ga_pack_idx *idx)
 	idx->stride = idx->rawsz;
 	idx->offsets = idx->names + nr * (rawsz + 4);
 	idx->large = idx->offsets + nr * 4;
-	idx->nr_large = (size_t)((idx->size - min) / 8);
 	return GA_IDX_OK;
 }
 
@@ -192,8 +191,15 @@ int ga_pack_idx_offset(const struct ga_pack_idx *idx, uint32_t pos,
 		*offset = off;
 		return 0;
 	}
+	/*
+	 * git's bound is the end of the file, not of the table: it reads
+	 * an entry that runs into the trailing checksums, unless it ends
+	 * in the last 8 bytes or after (check_pack_index_ptr()).  With
+	 * SHA-256's longer checksums more of them pass for offsets.
+	 */
 	off &= 0x7fffffff;
-	if (off >= idx->nr_large)
+	if ((uint64_t)off * 8 + 8 >=
+	    (uint64_t)(idx->map + idx->size - idx->large))
 		return -1;
 	*offset = be64(idx->large + (size_t)off * 8);
 	return 0;

@@ -46,7 +46,6 @@ struct ga_pack_idx {
 	size_t stride;			/* bytes from one id to the next */
 	const unsigned char *offsets;	/* v2: 4-byte offsets */
 	const unsigned char *large;	/* v2: 8-byte offsets */
-	size_t nr_large;		/* v2: how many there is room for */
 };
 
 /* Why an index was refused; the caller words it as git. */
@@ -93,8 +92,9 @@ int ga_pack_idx_matches(const struct ga_pack_idx *idx, uint32_t pos,
 
 /*
  * The pack offset of the object at `pos`.  Returns 0, or -1 when a v2
- * large offset points outside the table (git dies: "offset beyond end
- * of pack index for %s (truncated index?)").
+ * large offset points where git stops: past the table and the pack
+ * checksum after it, to the last 8 bytes of the file or beyond (git
+ * dies: "offset beyond end of pack index for %s (truncated index?)").
  */
 int ga_pack_idx_offset(const struct ga_pack_idx *idx, uint32_t pos,
 		       uint64_t *offset);

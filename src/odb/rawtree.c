@@ -5,6 +5,7 @@
 #include "garchive/common.h"
 #include "odb.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "libgit2.h"
@@ -131,6 +132,15 @@ static int find_entry(struct rawtree_entry *out, const char **rest,
 	return error < 0 && error != GA_ITEROVER ? error : GA_ENOTFOUND;
 }
 
+int rawtree_find(struct rawtree_entry *out, const struct odb_object *tree,
+		 const char *name, size_t hashsz)
+{
+	const char *rest;
+	int error = find_entry(out, &rest, tree, name, hashsz);
+
+	return error < 0 ? error : *rest ? GA_ENOTFOUND : 0;
+}
+
 int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const struct ga_oid *root, const char *path, size_t hashsz)
 {
@@ -154,6 +164,127 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 			return 0;
 		ga_oid_cpy(&id, &out->id);
 		path = rest;
+	}
+}
+
+struct rawtree_level {
+	struct odb_object *obj;	/* the tree */
+	size_t end;		/* bytes of the path that lead to it */
+	int stable;		/* see entry_is_stable() */
+};
+
+void rawtree_cursor_init(struct rawtree_cursor *c, git_odb *odb,
+			 size_t hashsz)
+{
+	memset(c, 0, sizeof(*c));
+	c->odb = odb;
+	c->hashsz = hashsz;
+}
+
+/* Keep the trees of the first `nr` levels only. */
+static void cursor_cut(struct rawtree_cursor *c, size_t nr)
+{
+	while (c->nr > nr)
+		odb_object_free(c->levels[--c->nr].obj);
+}
+
+void rawtree_cursor_release(struct rawtree_cursor *c)
+{
+	cursor_cut(c, 0);
+	free(c->levels);
+	free(c->path);
+	c->levels = NULL;
+	c->path = NULL;
+	c->alloc = c->path_alloc = 0;
+}
+
+/*
+ * Whether find_entry() in `obj` finds the directory `e`, found there
+ * for `path`, for any path that starts as `path` does up to the '/'
+ * after e's name.  Entries before `e` that are shorter than that part
+ * compare the same for every such path.  A longer one that sorts below
+ * it does too (it is skipped, or compared and passed); one that does
+ * not (in an unsorted tree, or a name holding '/') may stop the search
+ * or match itself for another path.
+ */
+static int entry_is_stable(const struct odb_object *obj, size_t hashsz,
+			   const char *path, const struct rawtree_entry *e)
+{
+	size_t s = e->name_len + 1;
+	struct rawtree_iter it;
+	struct rawtree_entry x;
+
+	rawtree_iter_init(&it, odb_object_data(obj), odb_object_size(obj),
+			  hashsz);
+	while (rawtree_next(&x, &it) == 0 && x.name != e->name)
+		if (x.name_len >= s && memcmp(path, x.name, s) <= 0)
+			return 0;
+	return 1;
+}
+
+/* How many levels the cursor holds that `path` goes through too. */
+static size_t levels_kept(const struct rawtree_cursor *c, const char *path,
+			  size_t len)
+{
+	size_t k;
+
+	for (k = 1; k < c->nr; k++) {
+		const struct rawtree_level *l = &c->levels[k];
+		size_t from = c->levels[k - 1].end;
+
+		/* A path that ends at the level needs its parent's entry. */
+		if (!l->stable || l->end >= len ||
+		    memcmp(c->path + from, path + from, l->end - from))
+			break;
+	}
+	return k;
+}
+
+int rawtree_cursor_lookup(struct rawtree_entry *out, struct rawtree_cursor *c,
+			  const struct ga_oid *root, const char *path)
+{
+	struct odb_object *obj = NULL;
+	int error;
+
+	if (c->nr && !ga_oid_equal(&c->root, root))
+		cursor_cut(c, 0);
+	if (!c->nr) {
+		if ((error = rawtree_read(&obj, c->odb, root)) < 0)
+			return error;
+		GA_ALLOC_GROW(c->levels, 1, c->alloc);
+		c->levels[0].obj = obj;
+		c->levels[0].end = 0;
+		c->levels[0].stable = 1;
+		c->nr = 1;
+		ga_oid_cpy(&c->root, root);
+	}
+	cursor_cut(c, levels_kept(c, path, strlen(path)));
+	for (;;) {
+		const struct rawtree_level *l = &c->levels[c->nr - 1];
+		const char *sub = path + l->end, *rest;
+		struct rawtree_level *next;
+		size_t end;
+		int stable;
+
+		if ((error = find_entry(out, &rest, l->obj, sub,
+					c->hashsz)) < 0)
+			return error;
+		if (!*rest) {
+			out->name = NULL;	/* as rawtree_lookup() */
+			return 0;
+		}
+		stable = entry_is_stable(l->obj, c->hashsz, sub, out);
+		out->name = NULL;
+		if ((error = rawtree_read(&obj, c->odb, &out->id)) < 0)
+			return error;
+		end = (size_t)(rest - path);
+		GA_ALLOC_GROW(c->path, end, c->path_alloc);
+		memcpy(c->path + l->end, sub, end - l->end);
+		GA_ALLOC_GROW(c->levels, c->nr + 1, c->alloc);
+		next = &c->levels[c->nr++];
+		next->obj = obj;
+		next->end = end;
+		next->stable = stable;
 	}
 }
 

@@ -65,6 +65,47 @@ int rawtree_lookup(struct rawtree_entry *out, git_odb *odb,
 		   const struct ga_oid *root, const char *path, size_t hashsz);
 
 /*
+ * The entry `name` (no '/') of tree `tree` at hand, as one step of
+ * rawtree_lookup().  Returns 0, GA_ENOTFOUND, or GA_ERROR for a
+ * malformed tree.
+ */
+int rawtree_find(struct rawtree_entry *out, const struct odb_object *tree,
+		 const char *name, size_t hashsz);
+
+/*
+ * rawtree_lookup() for one path after another below the same root.  A
+ * cursor keeps the trees along the path it found last, so that the
+ * next lookup reads only the trees it does not hold yet: the walk looks
+ * up "<dir>/.gitattributes" for each directory it enters, and from the
+ * root each time that costs the square of the depth.  It holds the
+ * trees of one path, no more: a path that leaves them frees those below
+ * the fork.  The answers are rawtree_lookup()'s, also in a malformed
+ * tree (an unsorted one, or names holding '/'): a tree is taken from
+ * the cursor only where the search in its parent cannot end elsewhere
+ * for the new path.
+ */
+struct rawtree_level;
+struct rawtree_cursor {
+	git_odb *odb;
+	size_t hashsz;
+	struct ga_oid root;
+	struct rawtree_level *levels;	/* [0] is the root's, if nr */
+	size_t nr, alloc;
+	char *path;			/* the part of the last path held */
+	size_t path_alloc;
+};
+
+void rawtree_cursor_init(struct rawtree_cursor *c, git_odb *odb,
+			 size_t hashsz);
+
+/* rawtree_lookup(out, c->odb, root, path, c->hashsz), with the cursor. */
+int rawtree_cursor_lookup(struct rawtree_entry *out, struct rawtree_cursor *c,
+			  const struct ga_oid *root, const char *path);
+
+/* Free the trees held; the cursor may be used again. */
+void rawtree_cursor_release(struct rawtree_cursor *c);
+
+/*
  * Count the entries other than trees (files, symbolic links, gitlinks)
  * below tree `root`, for a progress meter's total.  Returns 0, or
  * GA_ENOTFOUND / GA_ERROR for a tree that cannot be read or parsed (the

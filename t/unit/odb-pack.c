@@ -117,9 +117,25 @@ static void test_idx(size_t rawsz)
 	ok(ga_pack_idx_find_prefix(&idx, want, 2, &pos) && pos == 1 &&
 	   !ga_pack_idx_matches(&idx, 2, want, 2),
 	   "a prefix finds its one id");
+	/*
+	 * No table: as git, an entry is read from the pack checksum after
+	 * it, unless it reaches the last 8 bytes of the file.
+	 */
+	m[size - 2 * rawsz + 7] = 0x42;
 	put32(m + 8 + 1024 + 3 * (rawsz + 4) + 4, 0x80000000);
+	ok(ga_pack_idx_offset(&idx, 1, &off) == 0 && off == 0x42,
+	   "a large offset past the table is read from the checksum");
+	put32(m + 8 + 1024 + 3 * (rawsz + 4) + 4,
+	      0x80000000 | (uint32_t)(2 * rawsz / 8 - 2));
+	ok(ga_pack_idx_offset(&idx, 1, &off) == 0,
+	   "up to the one before the last 8 bytes");
+	put32(m + 8 + 1024 + 3 * (rawsz + 4) + 4,
+	      0x80000000 | (uint32_t)(2 * rawsz / 8 - 1));
 	ok(ga_pack_idx_offset(&idx, 1, &off) < 0,
-	   "a large offset outside the table is refused");
+	   "a large offset in the last 8 bytes of the index is refused");
+	put32(m + 8 + 1024 + 3 * (rawsz + 4) + 4, 0xffffffff);
+	ok(ga_pack_idx_offset(&idx, 1, &off) < 0,
+	   "and one far beyond");
 	put32(m + 8 + 4 * 255, 0x7fffffff);
 	ok(ga_pack_idx_parse(&idx, m, size, rawsz, &version) == GA_IDX_V2_SIZE,
 	   "a count of 0x7fffffff: wrong index v2 file size");
