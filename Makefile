@@ -166,8 +166,8 @@ test: all unit $(TEST_CLOCK)
 # those that do not hold there yet (issue 24): SHA-1 fixtures or records
 # to replace, and the limits the manual lists (partial clones, packed
 # blobs streamed, index offsets).
-SHA256_PENDING = t1400-repository \
-	t2100-submodules t3400-pack-stream t8100-faults t9400-http
+SHA256_PENDING = t1400-repository t2100-submodules t3400-pack-stream \
+	t8100-faults
 SHA256_TESTS = $(filter-out $(SHA256_PENDING:%=t/%.sh),$(SHELL_TESTS))
 test-sha256: all unit $(TEST_CLOCK)
 	@echo "== make test-sha256: $(words $(SHA256_TESTS)) scripts with \
