@@ -164,9 +164,8 @@ test: all unit $(TEST_CLOCK)
 
 # The scripts with every test repository in SHA-256 (t/README), but for
 # those that do not hold there yet (issue 24): SHA-1 fixtures or records
-# to replace.
-SHA256_PENDING = t0100-git-version t1400-repository t1500-reftable \
-	t9400-http
+# to replace.  None left: the variable stays for the next such script.
+SHA256_PENDING =
 SHA256_TESTS = $(filter-out $(SHA256_PENDING:%=t/%.sh),$(SHELL_TESTS))
 test-sha256: all unit $(TEST_CLOCK)
 	@echo "== make test-sha256: $(words $(SHA256_TESTS)) scripts with \

@@ -7,10 +7,15 @@ test_description='which git garchive follows where git changed a command line'
 # garchive.gitVersion, else the git on PATH (asked only when one of
 # those cases is reached), else the newest behaviour.  The runs of
 # t/fixtures/git-2.55/cases were recorded from git 2.55.0
-# (t/fixtures/git-2.55/record); git 2.39 and a live git of 2.41 or later
-# are compared with directly.
+# (t/fixtures/git-2.55/record), in expect/ with a SHA-1 repository and in
+# expect-sha256/ with a SHA-256 one (the SHA-256 mode); git 2.39 and a
+# live git of 2.41 or later are compared with directly.
 
 FIXTURES=$TEST_DIRECTORY/fixtures/git-2.55
+case $test_object_format in
+sha1) RECORDS=$FIXTURES/expect ;;
+*) RECORDS=$FIXTURES/expect-$test_object_format ;;
+esac
 . "$FIXTURES/repo.sh"
 
 case "$GIT_VERSION" in
@@ -22,7 +27,7 @@ test_expect_success 'setup' '
 	make_subdir_repo repo 2>/dev/null &&
 	REPO=$(cd repo && pwd -P) &&
 	grep -v "^#" "$FIXTURES/cases" >cases &&
-	test "$(wc -l <cases)" = "$(ls "$FIXTURES/expect" | grep -c "\.code\$")"
+	test "$(wc -l <cases)" = "$(ls "$RECORDS" | grep -c "\.code\$")"
 '
 REPO=$(cd "$TRASH_DIRECTORY/repo" 2>/dev/null && pwd -P)
 
@@ -54,12 +59,12 @@ git_case () {
 # same_as_recorded N: garchive's run of case N is git 2.55.0's.
 same_as_recorded () {
 	run_case "$1" &&
-	test_cmp "$FIXTURES/expect/$1.code" actual.code &&
+	test_cmp "$RECORDS/$1.code" actual.code &&
 	echo "$(sha256sum <actual.out | cut -c1-64) $(wc -c <actual.out)" \
 		>actual.sum &&
-	test_cmp "$FIXTURES/expect/$1.out" actual.sum &&
+	test_cmp "$RECORDS/$1.out" actual.sum &&
 	sed "s|$REPO|@REPO@|g" actual.err >actual.rec &&
-	test_cmp "$FIXTURES/expect/$1.err" actual.rec
+	test_cmp "$RECORDS/$1.err" actual.rec
 }
 
 # same_as_live N: garchive's run of case N is the live git's.

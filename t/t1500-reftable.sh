@@ -9,9 +9,14 @@ test_description='reftable repositories and the repository format'
 # reftable; it archives the same ids from a repository that borrows the
 # fixture's objects.
 
-# fixture_dirs: the SHA-1 fixtures, files and reftable kinds.
+# The fixtures of the mode's object format (GARCHIVE_TEST_OBJECT_FORMAT)
+# are the ones most tests read: fx/$fx_hash-<kind>.
+fx_hash=$test_object_format
+
+# fixture_dirs: the fixtures of the mode's object format, files and
+# reftable kinds.
 fixture_dirs () {
-	ls -d fx/sha1-*
+	ls -d fx/$fx_hash-*
 }
 
 # git_archive_of KIND ID: the system git's archive of ID, from the
@@ -33,7 +38,8 @@ test_expect_success 'setup: the fixtures, their worktrees moved here' '
 	for k in $(fixture_dirs)
 	do
 		name=${k#fx/} &&
-		git init -q --bare "borrow-$name" &&
+		git init -q --bare --object-format="${name%%-*}" \
+			"borrow-$name" &&
 		echo "$(pwd)/$k/repo/.git/objects" \
 			>"borrow-$name/objects/info/alternates" || return 1
 	done
@@ -58,7 +64,7 @@ check_archives () {
 }
 
 test_expect_success 'the archives git 2.47 made, from every SHA-1 fixture' '
-	for k in $(fixture_dirs)
+	for k in fx/sha1-*
 	do
 		check_archives "${k#fx/}" main &&
 		check_archives "${k#fx/}" wt || return 1
@@ -111,12 +117,12 @@ test_expect_success 'refs, tags, symrefs and reflog entries as git 2.47 resolved
 # 2.47 (which garchive follows) read "@{<n>}" differently.
 test_expect_success 'names git refuses, refused as git 2.39 does' '
 	sed -n "s/	\(fatal\|warning\):.*//p" \
-		fx/sha1-files/expect/main/rev-parse >refused &&
+		fx/$fx_hash-files/expect/main/rev-parse >refused &&
 	test -s refused &&
 	while read -r expr
 	do
 		case $expr in feature@*) continue ;; esac
-		(cd fx/sha1-files/repo && same_failure_as_git "$expr") || {
+		(cd fx/$fx_hash-files/repo && same_failure_as_git "$expr") || {
 			echo "$expr: not as git"
 			return 1
 		}
@@ -141,7 +147,7 @@ test_expect_success 'reflog entries in a files repository, as git 2.39' '
 # The fixtures' history checks out feature, then main again: "@{-1}" is
 # feature, "@{-2}" main, as HEAD's reflog says.
 test_expect_success '@{-<n>}: the branches checked out before' '
-	for k in fx/sha1-reftable-*
+	for k in fx/$fx_hash-reftable-*
 	do
 		for pair in @{-1}:feature @{-2}:HEAD
 		do
@@ -214,28 +220,28 @@ test_expect_success '@{<date>}: a form git reads and garchive does not, refused'
 '
 
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
-	(cd fx/sha1-reftable-auto/wt &&
+	(cd fx/$fx_hash-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&
 	 garchive --format=tar refs/worktree/own >../../../actual.own &&
 	 garchive --format=tar main-worktree/HEAD >../../../actual.main) &&
-	id=$(sed -n "s/^HEAD	//p" fx/sha1-reftable-auto/expect/wt/rev-parse) &&
-	git_archive_of sha1-reftable-auto "$id" >expect.head &&
+	id=$(sed -n "s/^HEAD	//p" fx/$fx_hash-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of $fx_hash-reftable-auto "$id" >expect.head &&
 	cmp expect.head actual.head &&
 	id=$(sed -n "s/^refs.worktree.own	//p" \
-		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
-	git_archive_of sha1-reftable-auto "$id" >expect.own &&
+		fx/$fx_hash-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of $fx_hash-reftable-auto "$id" >expect.own &&
 	cmp expect.own actual.own &&
 	id=$(sed -n "s/^main-worktree.HEAD	//p" \
-		fx/sha1-reftable-auto/expect/wt/rev-parse) &&
-	git_archive_of sha1-reftable-auto "$id" >expect.main &&
+		fx/$fx_hash-reftable-auto/expect/wt/rev-parse) &&
+	git_archive_of $fx_hash-reftable-auto "$id" >expect.main &&
 	cmp expect.main actual.main
 '
 
 test_expect_success 'GIT_DIR names a reftable repository' '
-	GIT_DIR=fx/sha1-reftable-packed/repo/.git garchive --format=tar v1 \
+	GIT_DIR=fx/$fx_hash-reftable-packed/repo/.git garchive --format=tar v1 \
 		>actual.tar &&
-	id=$(sed -n "s/^v1	//p" fx/sha1-reftable-packed/expect/main/rev-parse) &&
-	git_archive_of sha1-reftable-packed "$id" >expect.tar &&
+	id=$(sed -n "s/^v1	//p" fx/$fx_hash-reftable-packed/expect/main/rev-parse) &&
+	git_archive_of $fx_hash-reftable-packed "$id" >expect.tar &&
 	cmp expect.tar actual.tar
 '
 
@@ -264,10 +270,10 @@ test_expect_success 'upload-archive serves a reftable repository' '
 # deletes the other state's tables, as compaction does: a reader that
 # read the old list finds its tables gone and must read the list again.
 test_expect_success 'a stack rewritten while garchive reads it' '
-	cp -R fx/sha1-reftable-auto/repo live &&
+	cp -R fx/$fx_hash-reftable-auto/repo live &&
 	mkdir states &&
-	cp -R fx/sha1-reftable-auto/repo/.git/reftable states/a &&
-	cp -R fx/sha1-reftable-packed/repo/.git/reftable states/b &&
+	cp -R fx/$fx_hash-reftable-auto/repo/.git/reftable states/a &&
+	cp -R fx/$fx_hash-reftable-packed/repo/.git/reftable states/b &&
 	cat >rewrite.py <<-\EOF &&
 	import os, shutil, sys
 	live, states, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -309,7 +315,7 @@ test_expect_success 'a stack rewritten while garchive reads it' '
 		for rev in HEAD main@{2} v1 feature
 		do
 			sum=$(sed -n "s/^$rev	//p" \
-				fx/sha1-reftable-auto/expect/main/archive) &&
+				fx/$fx_hash-reftable-auto/expect/main/archive) &&
 			got=$(cd live && garchive --format=tar "$rev" |
 			      sha256sum | cut -d" " -f1) &&
 			test "$got" = "$sum" || {
@@ -391,16 +397,111 @@ test_expect_success REFTABLE_GIT 'live: garchive and a git that writes reftable'
 	 done)
 '
 
+# git itself rewrites the stack while garchive archives a branch it
+# moves: every update-ref adds a table (and git auto-compacts the stack
+# when it grows), every fifth round pack-refs compacts it whole, so
+# tables a reader listed are deleted under it.  garchive must never
+# fail, and must each time archive one of the commits the branch held.
+# The test ends on counts, not on time: 50 reads with the writer 20
+# rounds (160 updates) on at least; it prints its figures, the number
+# of distinct commits archived among them.
+test_expect_success REFTABLE_GIT 'live: git updates and compacts the stack garchive reads' '
+	"$REFTABLE_GIT" init -q --ref-format=reftable moving &&
+	(cd moving &&
+	 for i in 1 2 3 4 5 6 7 8
+	 do
+		echo $i >f && "$REFTABLE_GIT" add f && test_tick &&
+		"$REFTABLE_GIT" commit -q -m c$i || return 1
+	 done &&
+	 "$REFTABLE_GIT" rev-list main >../commits &&
+	 "$REFTABLE_GIT" branch moving main~7 &&
+	 while read -r c
+	 do
+		sum=$("$REFTABLE_GIT" archive --format=tar "$c" |
+		      sha256sum | cut -d" " -f1) &&
+		echo "$sum $c" || return 1
+	 done <../commits >../sums) &&
+	test $(wc -l <sums) = 8 &&
+	cat >writer.sh <<-\EOF &&
+	git=$1 rounds=0 updates=0 compactions=0
+	while ! test -f ../stop-writer
+	do
+		for c in $(cat ../commits)
+		do
+			"$git" update-ref refs/heads/moving $c ||
+				{ echo "$rounds" >../writer-failed; exit 1; }
+			updates=$((updates + 1))
+		done
+		rounds=$((rounds + 1))
+		if test $((rounds % 5)) = 0
+		then
+			"$git" pack-refs --all ||
+				{ echo "$rounds" >../writer-failed; exit 1; }
+			compactions=$((compactions + 1))
+		fi
+		echo "$rounds $updates $compactions" >../writer.tmp
+		mv ../writer.tmp ../writer
+	done
+	EOF
+	echo "0 0 0" >writer || return 1
+	# Its own statement, as above.
+	(cd moving && exec sh ../writer.sh "$REFTABLE_GIT") &
+	writer=$! &&
+	test_when_finished "touch stop-writer; wait $writer" &&
+	reads=0 &&
+	: >archived &&
+	while :
+	do
+		(cd moving && garchive --format=tar moving) >actual.tar || {
+			echo "read $reads: garchive failed"
+			return 1
+		}
+		sum=$(sha256sum <actual.tar | cut -d" " -f1) &&
+		grep "^$sum " sums | cut -d" " -f2 >>archived &&
+		test $(wc -l <archived) = $((reads + 1)) || {
+			echo "read $reads: an archive of no commit moving held"
+			return 1
+		}
+		reads=$((reads + 1)) &&
+		read -r rounds updates compactions <writer &&
+		if test $reads -ge 50 && test $rounds -ge 20
+		then
+			break
+		fi &&
+		! test -f writer-failed || {
+			echo "the writer (git) failed after $rounds rounds"
+			return 1
+		}
+		test $reads -lt 5000 || {
+			echo "the writer did $rounds rounds in $reads reads"
+			return 1
+		}
+	done &&
+	echo "$test_object_format: $reads reads; writer: $rounds rounds," \
+		"$updates ref updates, $compactions compactions" \
+		"(pack-refs); $(sort -u archived | wc -l) distinct commits" \
+		"archived"
+'
+
 # The repository format, as git 2.39 reads it.
 test_expect_success 'setup: a repository to change the format of' '
 	git init -q fmt &&
 	(cd fmt && test_commit one)
 '
 
-# with_format VERSION [KEY=VALUE...]: set the format of fmt/ anew.
+# with_format VERSION [KEY=VALUE...]: set the format of fmt/ anew.  A
+# SHA-256 repository keeps its extensions.objectformat in version 1 and
+# later unless KEY=VALUE names one (version 0 has none: it is SHA-1).
 with_format () {
 	git config -f fmt/.git/config --remove-section extensions 2>/dev/null
 	git config -f fmt/.git/config core.repositoryformatversion "$1" &&
+	if test "$test_object_format" = sha256 && test "$1" != 0
+	then
+		case " $* " in
+		*" extensions.objectformat="*) ;;
+		*) git config -f fmt/.git/config extensions.objectformat sha256 ;;
+		esac
+	fi &&
 	shift &&
 	for kv in "$@"
 	do
@@ -412,7 +513,8 @@ test_expect_success 'extensions git reads; unknown ones in version 0' '
 	with_format 0 extensions.foo=bar &&
 	(cd fmt && test_same_as_git HEAD) &&
 	with_format 1 extensions.noop=x extensions.noop-v1=x \
-		extensions.objectformat=sha1 extensions.worktreeconfig=true \
+		extensions.objectformat=$test_object_format \
+		extensions.worktreeconfig=true \
 		extensions.preciousobjects=true \
 		extensions.partialclone=origin &&
 	(cd fmt && test_same_as_git HEAD) &&

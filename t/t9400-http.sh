@@ -10,7 +10,8 @@ test_description='--remote over smart HTTP, as git 2.44 and later'
 # t/lib-http.sh's find_new_git says ($GARCHIVE_TEST_NEW_GIT, PATH,
 # /opt/git-*); without one, what git 2.55.0's client sent and its
 # http-backend answered, recorded by t/t9400/record into
-# t/t9400/git-2.55.0/, stands in for it (the "replay" tests run always).
+# t/t9400/git-2.55.0/ (git-2.55.0-sha256/ for the SHA-256 mode), stands
+# in for it (the "replay" tests run always).
 
 command -v lighttpd >/dev/null ||
 	test_skip_all "lighttpd is not installed (make deps installs it)"
@@ -21,7 +22,11 @@ test -x "$GARCHIVE_BUILD_DIR/garchive-remote-http" ||
 
 find_new_git
 test -z "$NEW_GIT" || test_set_prereq NEW_GIT
-HTTPD_FIXTURES="$TEST_DIRECTORY/t9400/git-2.55.0"
+# The SHA-256 mode replays what git did with a SHA-256 repository.
+case $test_object_format in
+sha1) HTTPD_FIXTURES="$TEST_DIRECTORY/t9400/git-2.55.0" ;;
+*) HTTPD_FIXTURES="$TEST_DIRECTORY/t9400/git-2.55.0-$test_object_format" ;;
+esac
 LONG=$(printf "%01100d" 0 | tr 0 x)
 SQ="'"
 
