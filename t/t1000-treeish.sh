@@ -199,4 +199,78 @@ test_expect_success 'export-subst %d: symbolic, dangling, packed refs as git' '
 	test_same_as_git HEAD
 '
 
+# git's ":/<text>": the youngest commit reachable from any ref whose
+# message (after the header) matches a POSIX extended regex, with no
+# REG_NEWLINE ("^" is the start of the message, "." takes a newline);
+# "<rev>^{/<text>}" from one commit.  Both read through garchive's own
+# stores, so these hold in SHA-256 repositories too.
+test_expect_success ':/<text> and ^{/<text>}: the youngest match' '
+	git init -q search &&
+	cd search &&
+	echo 1 >f &&
+	git add f &&
+	test_tick &&
+	git commit -q -m "one fix" &&
+	echo 2 >f &&
+	test_tick &&
+	git commit -q -a -m two -m "body line fix" &&
+	git tag -a -m tag v1 HEAD~1 &&
+	git tag tree-tag HEAD^{tree} &&
+	git tag blob-tag HEAD:f &&
+	git checkout -q -b side HEAD~1 &&
+	echo s >s &&
+	git add s &&
+	test_tick &&
+	git commit -q -m "side fix" &&
+	echo b >s &&
+	test_tick &&
+	git commit -q -a -m "!bang" &&
+	git checkout -q main &&
+	test_tick &&
+	git merge -q --no-edit side &&
+	for n in ":/fix" ":/^two" ":/line fix" ":/two..body" ":/^body" \
+		":/fix\$" ":/[ob]ne" ":/!bang" ":/!!bang" ":/!-fix" \
+		":/!-." ":/!-" ":/!" ":/nomatch" ":/(" ":/Merge" \
+		":/fix:f" ":/two" "HEAD^{/one}" "side^{/fix}" "HEAD^{/}" \
+		"v1^{/fix}" "v1^{/two}" "HEAD^{/two}:f" "HEAD^{/two}~1" \
+		"HEAD^{/nomatch}" "HEAD^{tree}^{/x}" "blob-tag^{/x}" \
+		"HEAD^{/(}" "HEAD~1^{/one}"
+	do
+		test_same_as_git "$n" || return 1
+	done
+'
+
+# Which of two matches of one date is found depends on git's list: the
+# refs in name order, each put in front (HEAD last), sorted by date
+# (stably), and a parent seen for the first time put after every commit
+# of its date.  Here refs/heads/c is found before a and b, and the
+# parent of d, a commit of the same date as a, b and c, after them.
+test_expect_success ':/<text>: ties are broken as git breaks them' '
+	git init -q ties &&
+	cd ties &&
+	test_tick &&
+	git commit -q --allow-empty -m base &&
+	test_tick &&
+	for b in a b c
+	do
+		git checkout -q -b $b main &&
+		git commit -q --allow-empty -m "same $b" || return 1
+	done &&
+	git checkout -q -b d main &&
+	git commit -q --allow-empty -m "same d" &&
+	test_tick &&
+	git commit -q --allow-empty -m top &&
+	git checkout -q main &&
+	git tag -a -m "tag of a" t-a a &&
+	for n in ":/same" ":/same [ad]" ":/same [abd]" ":/same d" \
+		":/!-same|top" ":/base" "d^{/same}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git checkout -q b &&
+	test_same_as_git ":/same" &&
+	git checkout -q --detach a &&
+	test_same_as_git ":/same"
+'
+
 test_done

@@ -16,11 +16,12 @@
  * parse_object()): the objects the name is peeled through, the named
  * object, every tag on the way to the commit, the commit and the
  * archived tree.  So does garchive, with git's "hash mismatch" lines:
- * a damaged commit, tag or root tree never makes an archive.  Only
- * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
- * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and, in
- * reftable repositories (whose reflogs libgit2 cannot read),
- * "@{<date>}" are read from garchive's ref store.
+ * a damaged commit, tag or root tree never makes an archive.  ":/<text>"
+ * and "<rev>^{/<text>}" search the history in treeish-search.c.  Only
+ * "@{...}" names go through libgit2's revparse, which reads commits;
+ * of those, "@{<n>}", "@{-<n>}" and, in reftable repositories (whose
+ * reflogs libgit2 cannot read), "@{<date>}" are read from garchive's
+ * ref store.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
@@ -30,6 +31,7 @@
 #include "rawtree.h"
 #include "refdb.h"
 #include "refs/refs.h"
+#include "treeish-search.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1014,8 +1016,11 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		return GA_ENOTFOUND;
 	sp++;
 	base = (size_t)(sp - name) - 2;
-	if (*sp == '/')
-		return revparse(out, rs, name, len);
+	/* "^{/<text>}": the commit, then a search from it. */
+	if (*sp == '/') {
+		want = GIT_OBJECT_COMMIT;
+		found = 1;
+	}
 	/* git takes the first word the rest starts with: "^{tree}x}". */
 	for (i = 0; i < GA_ARRAY_SIZE(types) && !found; i++)
 		if ((size_t)(name + len - sp) >= strlen(types[i].word) &&
@@ -1056,6 +1061,18 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		}
 	}
 	ga_oid_cpy(out, &k->id);
+	/* "^{/}": an empty pattern matches the commit itself. */
+	if (*sp == '/' && sp[1] != '}') {
+		char *pattern = ga_xstrndup(sp + 1,
+					    (size_t)(name + len - 1 - sp - 1));
+		struct ga_oid tip;
+
+		ga_oid_cpy(&tip, &k->id);
+		error = treeish_search(out, rs->repo, rs->odb, &tip, 1,
+				       pattern);
+		free(pattern);
+		return error;
+	}
 	return 0;
 }
 
@@ -1295,7 +1312,7 @@ static int tree_entry(struct ga_oid *out, struct resolver *rs, const struct ga_o
 
 /*
  * ":<path>" and ":<stage>:<path>": an entry of the index; ":/<text>",
- * the youngest commit whose message matches, is libgit2's.
+ * the youngest commit whose message matches (treeish-search.h).
  */
 static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name)
 {
@@ -1305,8 +1322,12 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	char *path = NULL;
 	int stage = 0, error;
 
-	if (name[1] == '/' && name[2])
-		return revparse(out, rs, name, strlen(name));
+	if (name[1] == '/' && name[2]) {
+		if (use_refs(rs) < 0)
+			return GA_ERROR;
+		return treeish_search_refs(out, rs->repo, rs->odb, rs->refs,
+					   name + 2);
+	}
 	name++;
 	if (name[0] >= '0' && name[0] <= '3' && name[1] == ':') {
 		stage = name[0] - '0';
