@@ -273,4 +273,116 @@ test_expect_success ':/<text>: ties are broken as git breaks them' '
 	test_same_as_git ":/same"
 '
 
+# <branch>@{upstream} and <branch>@{push}, from branch.<b>.remote and
+# .merge, the remote'"'"'s fetch and push refspecs, push.default,
+# remote.pushDefault and branch.<b>.pushRemote, with git'"'"'s messages
+# where there is none.
+test_expect_success '@{upstream}: branch.<b>.merge through the fetch refspec' '
+	git init -q up &&
+	cd up &&
+	test_commit one &&
+	test_commit two &&
+	git update-ref refs/remotes/origin/main one &&
+	git config remote.origin.url /nowhere &&
+	git config remote.origin.fetch "+refs/heads/*:refs/remotes/origin/*" &&
+	for n in "@{u}" "@{push}" "main@{u}" "nosuch@{u}" "nosuch@{push}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git config branch.main.remote origin &&
+	git config branch.main.merge refs/heads/main &&
+	for n in "@{u}" "@{upstream}" "main@{U}" "HEAD@{u}" "@{UpStReAm}" \
+		"@{u}^{tree}" "@{u}:one.t" "main@{u}~0" "@{push}" \
+		"@{u}x" "main@{ux}" "@{u}@{push}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git config branch.nosuch.remote origin &&
+	git config branch.nosuch.merge refs/heads/main &&
+	test_same_as_git "nosuch@{u}" &&
+	git branch topic two &&
+	git config branch.topic.remote origin &&
+	git config branch.topic.merge refs/heads/other &&
+	test_same_as_git "topic@{u}" &&
+	git update-ref refs/remotes/origin/other two &&
+	test_same_as_git "topic@{u}" &&
+	git checkout -q --detach &&
+	test_same_as_git "@{u}" &&
+	test_same_as_git "@{push}" &&
+	test_same_as_git "main@{u}" &&
+	git checkout -q main
+'
+
+test_expect_success '@{upstream}: other remotes, ".", ambiguous names' '
+	cd up &&
+	git config remote.bare.url /elsewhere &&
+	git config branch.topic.remote bare &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.remote . &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.merge refs/heads/main &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.merge main &&
+	test_same_as_git "topic@{u}" &&
+	git tag origin/main two &&
+	test_same_as_git "@{u}" &&
+	git tag -d origin/main &&
+	git config --add remote.origin.fetch "^refs/heads/main" &&
+	test_same_as_git "@{u}" &&
+	git config --unset remote.origin.fetch "main\$" &&
+	git config --add remote.broken.fetch "refs/heads/*" &&
+	test_same_as_git "@{u}" &&
+	test_same_as_git "HEAD" &&
+	git config --unset remote.broken.fetch
+'
+
+test_expect_success '@{push}: push.default, pushRemote, push refspecs' '
+	cd up &&
+	git update-ref refs/remotes/origin/topic one &&
+	for mode in nothing matching simple upstream tracking current
+	do
+		git config push.default $mode &&
+		test_same_as_git "@{push}" &&
+		test_same_as_git "topic@{push}" || return 1
+	done &&
+	git config branch.topic.remote origin &&
+	git config branch.topic.merge refs/heads/other &&
+	git config --unset push.default &&
+	test_same_as_git "topic@{push}" &&
+	git config remote.fork.url /fork &&
+	git config remote.fork.fetch "+refs/heads/*:refs/remotes/fork/*" &&
+	git update-ref refs/remotes/fork/main two &&
+	git config remote.pushDefault fork &&
+	test_same_as_git "@{push}" &&
+	git config push.default current &&
+	test_same_as_git "@{push}" &&
+	git config branch.main.pushRemote nope &&
+	test_same_as_git "@{push}" &&
+	git config branch.main.pushRemote origin &&
+	test_same_as_git "@{push}" &&
+	git config remote.origin.push refs/heads/main:refs/heads/pushed &&
+	test_same_as_git "@{push}" &&
+	git update-ref refs/remotes/origin/pushed two &&
+	test_same_as_git "@{push}" &&
+	test_same_as_git "topic@{push}" &&
+	git config --unset remote.origin.push &&
+	git config remote.fork.mirror true &&
+	git config --unset branch.main.pushRemote &&
+	git config push.default nothing &&
+	test_same_as_git "@{push}"
+'
+
+test_expect_success '@{push}: one remote is the default' '
+	git init -q solo &&
+	cd solo &&
+	test_commit one &&
+	git config remote.only.url /only &&
+	git config remote.only.fetch "+refs/heads/*:refs/remotes/only/*" &&
+	git update-ref refs/remotes/only/main one &&
+	git config push.default current &&
+	test_same_as_git "@{push}" &&
+	git config remote.second.url /second &&
+	test_same_as_git "@{push}"
+'
+
 test_done

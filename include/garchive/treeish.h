@@ -13,6 +13,7 @@
 #include "odb/oid.h"
 
 struct ga_commit;
+struct ga_config;
 
 struct treeish {
 	struct ga_oid tree_id;	/* the archived tree */
@@ -52,6 +53,11 @@ struct treeish_options {
 	 * error (see treeish.no_subtree).
 	 */
 	int keep_prefix;
+	/*
+	 * The configuration, for "<branch>@{upstream}" and "@{push}"
+	 * (NULL: nothing configured).
+	 */
+	const struct ga_config *config;
 };
 
 /*
