@@ -385,4 +385,21 @@ test_expect_success '@{push}: one remote is the default' '
 	test_same_as_git "@{push}"
 '
 
+test_expect_success 'mailmap.blob through @{upstream}' '
+	cd solo &&
+	echo "\$Format:%aN <%aE>\$" >f &&
+	echo "f export-subst" >.gitattributes &&
+	echo "Mapped Name <$(git log -1 --format=%ae)>" >.mailmap &&
+	git add f .gitattributes .mailmap &&
+	test_tick &&
+	git commit -q -m mailmap &&
+	git update-ref refs/remotes/only/main HEAD &&
+	git config branch.main.remote only &&
+	git config branch.main.merge refs/heads/main &&
+	git config mailmap.blob "@{u}:.mailmap" &&
+	test_same_as_git HEAD &&
+	tar xOf actual.out f >subst &&
+	grep "^Mapped Name <" subst
+'
+
 test_done

@@ -1680,7 +1680,8 @@ static int resolver_open(struct resolver *rs, git_repository *repo,
 }
 
 int treeish_attr_source(struct ga_oid *out, git_repository *repo,
-			const char *name, const char *cwd_prefix)
+			const char *name, const char *cwd_prefix,
+			const struct ga_config *config)
 {
 	struct treeish_options opts = { 0 };
 	struct resolver rs = { 0 };
@@ -1689,6 +1690,7 @@ int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 
 	opts.name = name;
 	opts.cwd_prefix = cwd_prefix;
+	opts.config = config;
 	if ((error = resolver_open(&rs, repo, &opts)) < 0 ||
 	    (error = get_oid(&named, &rs, name)) < 0)
 		goto done;
@@ -1710,13 +1712,14 @@ done:
 }
 
 int treeish_get_oid(struct ga_oid *out, git_repository *repo,
-		    const char *name)
+		    const char *name, const struct ga_config *config)
 {
 	struct treeish_options opts = { 0 };
 	struct resolver rs = { 0 };
 	int error;
 
 	opts.name = name;
+	opts.config = config;
 	if (!(error = resolver_open(&rs, repo, &opts)))
 		error = get_oid(out, &rs, name);
 	resolver_release(&rs);
