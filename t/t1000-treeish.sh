@@ -273,6 +273,30 @@ test_expect_success ':/<text>: ties are broken as git breaks them' '
 	test_same_as_git ":/same"
 '
 
+# Many tips: the list outgrows its first allocations while it is built
+# (garchive once wrote through a stale pointer there).
+test_expect_success ':/<text> from hundreds of refs' '
+	cd search &&
+	k=0 &&
+	for c in HEAD HEAD~1 HEAD~2 side~1
+	do
+		k=$((k + 1)) &&
+		id=$(git rev-parse $c) &&
+		for i in 0 1 2 3 4 5 6 7 8 9
+		do
+			for j in 0 1 2 3 4 5 6 7
+			do
+				echo "create refs/many/$k/$i$j $id" || return 1
+			done || return 1
+		done || return 1
+	done >refs.in &&
+	git update-ref --stdin <refs.in &&
+	for n in ":/one" ":/side" ":/^two" ":/!-Merge" ":/nomatch"
+	do
+		test_same_as_git "$n" || return 1
+	done
+'
+
 # <branch>@{upstream} and <branch>@{push}, from branch.<b>.remote and
 # .merge, the remote'"'"'s fetch and push refspecs, push.default,
 # remote.pushDefault and branch.<b>.pushRemote, with git'"'"'s messages

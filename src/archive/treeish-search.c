@@ -172,34 +172,38 @@ static int parse_node(struct walk *w, size_t n, int say)
 	return 0;
 }
 
-/* A new entry for node `n`, linked to `next`. */
-static size_t new_entry(struct walk *w, size_t n, size_t next)
-{
-	GA_ALLOC_GROW(w->entries, w->nr_entries + 1, w->alloc_entries);
-	w->entries[w->nr_entries].node = n;
-	w->entries[w->nr_entries].next = next;
-	return w->nr_entries++;
-}
-
-/* git's commit_list_insert_by_date(): after every entry not older. */
+/*
+ * git's commit_list_insert_by_date(): node `n` goes in after every entry
+ * not older than it.  The entry is linked by index: a pointer into the
+ * array would not survive its growing.
+ */
 static void insert_by_date(struct walk *w, size_t n)
 {
-	size_t *link = &w->head;
+	size_t prev = NONE, cur = w->head, e;
 	int64_t date = w->nodes[n].date;
 
-	while (*link != NONE &&
-	       w->nodes[w->entries[*link].node].date >= date)
-		link = &w->entries[*link].next;
-	*link = new_entry(w, n, *link);
+	while (cur != NONE && w->nodes[w->entries[cur].node].date >= date) {
+		prev = cur;
+		cur = w->entries[cur].next;
+	}
+	GA_ALLOC_GROW(w->entries, w->nr_entries + 1, w->alloc_entries);
+	e = w->nr_entries++;
+	w->entries[e].node = n;
+	w->entries[e].next = cur;
+	if (prev == NONE)
+		w->head = e;
+	else
+		w->entries[prev].next = e;
 }
 
 /*
  * The tips, parsed, into the list sorted by date, newest first; ties
- * keep their order (git's stable commit_list_sort_by_date()).
+ * keep their order (git's stable commit_list_sort_by_date()): each goes
+ * in after the tips not older than it, as a parent does.
  */
 static void start_list(struct walk *w, const struct ga_oid *tips, size_t nr)
 {
-	size_t i, n, *link;
+	size_t i, n;
 
 	w->head = NONE;
 	for (i = 0; i < nr; i++) {
@@ -207,13 +211,7 @@ static void start_list(struct walk *w, const struct ga_oid *tips, size_t nr)
 		if (parse_node(w, n, 0) < 0)
 			continue;
 		w->nodes[n].seen = 1;
-		/* Appending in order after the not-older keeps it stable. */
-		link = &w->head;
-		while (*link != NONE &&
-		       w->nodes[w->entries[*link].node].date >=
-		       w->nodes[n].date)
-			link = &w->entries[*link].next;
-		*link = new_entry(w, n, *link);
+		insert_by_date(w, n);
 	}
 }
 
