@@ -413,6 +413,232 @@ test_expect_success 'index: a gitlink below a sparse directory; bad trees' '
 	test_stderr_same_as_git :in/a &&
 	grep "^error: invalid object 040000 .* for .out.$" actual.err &&
 	cp good .git/index
+
+# git's ":/<text>": the youngest commit reachable from any ref whose
+# message (after the header) matches a POSIX extended regex, with no
+# REG_NEWLINE ("^" is the start of the message, "." takes a newline);
+# "<rev>^{/<text>}" from one commit.  Both read through garchive's own
+# stores, so these hold in SHA-256 repositories too.
+test_expect_success ':/<text> and ^{/<text>}: the youngest match' '
+	git init -q search &&
+	cd search &&
+	echo 1 >f &&
+	git add f &&
+	test_tick &&
+	git commit -q -m "one fix" &&
+	echo 2 >f &&
+	test_tick &&
+	git commit -q -a -m two -m "body line fix" &&
+	git tag -a -m tag v1 HEAD~1 &&
+	git tag tree-tag HEAD^{tree} &&
+	git tag blob-tag HEAD:f &&
+	git checkout -q -b side HEAD~1 &&
+	echo s >s &&
+	git add s &&
+	test_tick &&
+	git commit -q -m "side fix" &&
+	echo b >s &&
+	test_tick &&
+	git commit -q -a -m "!bang" &&
+	git checkout -q main &&
+	test_tick &&
+	git merge -q --no-edit side &&
+	for n in ":/fix" ":/^two" ":/line fix" ":/two..body" ":/^body" \
+		":/fix\$" ":/[ob]ne" ":/!bang" ":/!!bang" ":/!-fix" \
+		":/!-." ":/!-" ":/!" ":/nomatch" ":/(" ":/Merge" \
+		":/fix:f" ":/two" "HEAD^{/one}" "side^{/fix}" "HEAD^{/}" \
+		"v1^{/fix}" "v1^{/two}" "HEAD^{/two}:f" "HEAD^{/two}~1" \
+		"HEAD^{/nomatch}" "HEAD^{tree}^{/x}" "blob-tag^{/x}" \
+		"HEAD^{/(}" "HEAD~1^{/one}"
+	do
+		test_same_as_git "$n" || return 1
+	done
+'
+
+# Which of two matches of one date is found depends on git's list: the
+# refs in name order, each put in front (HEAD last), sorted by date
+# (stably), and a parent seen for the first time put after every commit
+# of its date.  Here refs/heads/c is found before a and b, and the
+# parent of d, a commit of the same date as a, b and c, after them.
+test_expect_success ':/<text>: ties are broken as git breaks them' '
+	git init -q ties &&
+	cd ties &&
+	test_tick &&
+	git commit -q --allow-empty -m base &&
+	test_tick &&
+	for b in a b c
+	do
+		git checkout -q -b $b main &&
+		git commit -q --allow-empty -m "same $b" || return 1
+	done &&
+	git checkout -q -b d main &&
+	git commit -q --allow-empty -m "same d" &&
+	test_tick &&
+	git commit -q --allow-empty -m top &&
+	git checkout -q main &&
+	git tag -a -m "tag of a" t-a a &&
+	for n in ":/same" ":/same [ad]" ":/same [abd]" ":/same d" \
+		":/!-same|top" ":/base" "d^{/same}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git checkout -q b &&
+	test_same_as_git ":/same" &&
+	git checkout -q --detach a &&
+	test_same_as_git ":/same"
+'
+
+# Many tips: the list outgrows its first allocations while it is built
+# (garchive once wrote through a stale pointer there).
+test_expect_success ':/<text> from hundreds of refs' '
+	cd search &&
+	k=0 &&
+	for c in HEAD HEAD~1 HEAD~2 side~1
+	do
+		k=$((k + 1)) &&
+		id=$(git rev-parse $c) &&
+		for i in 0 1 2 3 4 5 6 7 8 9
+		do
+			for j in 0 1 2 3 4 5 6 7
+			do
+				echo "create refs/many/$k/$i$j $id" || return 1
+			done || return 1
+		done || return 1
+	done >refs.in &&
+	git update-ref --stdin <refs.in &&
+	for n in ":/one" ":/side" ":/^two" ":/!-Merge" ":/nomatch"
+	do
+		test_same_as_git "$n" || return 1
+	done
+'
+
+# <branch>@{upstream} and <branch>@{push}, from branch.<b>.remote and
+# .merge, the remote'"'"'s fetch and push refspecs, push.default,
+# remote.pushDefault and branch.<b>.pushRemote, with git'"'"'s messages
+# where there is none.
+test_expect_success '@{upstream}: branch.<b>.merge through the fetch refspec' '
+	git init -q up &&
+	cd up &&
+	test_commit one &&
+	test_commit two &&
+	git update-ref refs/remotes/origin/main one &&
+	git config remote.origin.url /nowhere &&
+	git config remote.origin.fetch "+refs/heads/*:refs/remotes/origin/*" &&
+	for n in "@{u}" "@{push}" "main@{u}" "nosuch@{u}" "nosuch@{push}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git config branch.main.remote origin &&
+	git config branch.main.merge refs/heads/main &&
+	for n in "@{u}" "@{upstream}" "main@{U}" "HEAD@{u}" "@{UpStReAm}" \
+		"@{u}^{tree}" "@{u}:one.t" "main@{u}~0" "@{push}" \
+		"@{u}x" "main@{ux}" "@{u}@{push}"
+	do
+		test_same_as_git "$n" || return 1
+	done &&
+	git config branch.nosuch.remote origin &&
+	git config branch.nosuch.merge refs/heads/main &&
+	test_same_as_git "nosuch@{u}" &&
+	git branch topic two &&
+	git config branch.topic.remote origin &&
+	git config branch.topic.merge refs/heads/other &&
+	test_same_as_git "topic@{u}" &&
+	git update-ref refs/remotes/origin/other two &&
+	test_same_as_git "topic@{u}" &&
+	git checkout -q --detach &&
+	test_same_as_git "@{u}" &&
+	test_same_as_git "@{push}" &&
+	test_same_as_git "main@{u}" &&
+	git checkout -q main
+'
+
+test_expect_success '@{upstream}: other remotes, ".", ambiguous names' '
+	cd up &&
+	git config remote.bare.url /elsewhere &&
+	git config branch.topic.remote bare &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.remote . &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.merge refs/heads/main &&
+	test_same_as_git "topic@{u}" &&
+	git config branch.topic.merge main &&
+	test_same_as_git "topic@{u}" &&
+	git tag origin/main two &&
+	test_same_as_git "@{u}" &&
+	git tag -d origin/main &&
+	git config --add remote.origin.fetch "^refs/heads/main" &&
+	test_same_as_git "@{u}" &&
+	git config --unset remote.origin.fetch "main\$" &&
+	git config --add remote.broken.fetch "refs/heads/*" &&
+	test_same_as_git "@{u}" &&
+	test_same_as_git "HEAD" &&
+	git config --unset remote.broken.fetch
+'
+
+test_expect_success '@{push}: push.default, pushRemote, push refspecs' '
+	cd up &&
+	git update-ref refs/remotes/origin/topic one &&
+	for mode in nothing matching simple upstream tracking current
+	do
+		git config push.default $mode &&
+		test_same_as_git "@{push}" &&
+		test_same_as_git "topic@{push}" || return 1
+	done &&
+	git config branch.topic.remote origin &&
+	git config branch.topic.merge refs/heads/other &&
+	git config --unset push.default &&
+	test_same_as_git "topic@{push}" &&
+	git config remote.fork.url /fork &&
+	git config remote.fork.fetch "+refs/heads/*:refs/remotes/fork/*" &&
+	git update-ref refs/remotes/fork/main two &&
+	git config remote.pushDefault fork &&
+	test_same_as_git "@{push}" &&
+	git config push.default current &&
+	test_same_as_git "@{push}" &&
+	git config branch.main.pushRemote nope &&
+	test_same_as_git "@{push}" &&
+	git config branch.main.pushRemote origin &&
+	test_same_as_git "@{push}" &&
+	git config remote.origin.push refs/heads/main:refs/heads/pushed &&
+	test_same_as_git "@{push}" &&
+	git update-ref refs/remotes/origin/pushed two &&
+	test_same_as_git "@{push}" &&
+	test_same_as_git "topic@{push}" &&
+	git config --unset remote.origin.push &&
+	git config remote.fork.mirror true &&
+	git config --unset branch.main.pushRemote &&
+	git config push.default nothing &&
+	test_same_as_git "@{push}"
+'
+
+test_expect_success '@{push}: one remote is the default' '
+	git init -q solo &&
+	cd solo &&
+	test_commit one &&
+	git config remote.only.url /only &&
+	git config remote.only.fetch "+refs/heads/*:refs/remotes/only/*" &&
+	git update-ref refs/remotes/only/main one &&
+	git config push.default current &&
+	test_same_as_git "@{push}" &&
+	git config remote.second.url /second &&
+	test_same_as_git "@{push}"
+'
+
+test_expect_success 'mailmap.blob through @{upstream}' '
+	cd solo &&
+	echo "\$Format:%aN <%aE>\$" >f &&
+	echo "f export-subst" >.gitattributes &&
+	echo "Mapped Name <$(git log -1 --format=%ae)>" >.mailmap &&
+	git add f .gitattributes .mailmap &&
+	test_tick &&
+	git commit -q -m mailmap &&
+	git update-ref refs/remotes/only/main HEAD &&
+	git config branch.main.remote only &&
+	git config branch.main.merge refs/heads/main &&
+	git config mailmap.blob "@{u}:.mailmap" &&
+	test_same_as_git HEAD &&
+	tar xOf actual.out f >subst &&
+	grep "^Mapped Name <" subst
 '
 
 test_done
