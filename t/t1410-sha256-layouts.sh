@@ -55,6 +55,10 @@ test_expect_success 'GIT_DIR, and inside the git directory' '
 	(cd r/.git/refs && test_same_as_git HEAD~1) &&
 	(cd r && GIT_DIR=.git GIT_WORK_TREE=. &&
 	 export GIT_DIR GIT_WORK_TREE && test_same_as_git HEAD) &&
+	# relative to the current directory, as git takes them
+	mkdir elsewhere &&
+	(cd elsewhere && GIT_DIR=../r/.git GIT_WORK_TREE=../r &&
+	 export GIT_DIR GIT_WORK_TREE && test_same_as_git HEAD) &&
 	test_must_be_empty_dir_ tmp
 '
 

@@ -107,25 +107,56 @@ static int stand_in_create(struct stand_in *s)
 	return error;
 }
 
-/* git_repository_open_ext() with the stand-in as the common dir. */
+/* An environment variable set (or unset: NULL) for a while. */
+struct env_change {
+	const char *name;
+	char *saved;
+};
+
+static void env_change(struct env_change *c, const char *name,
+		       const char *value)
+{
+	const char *old = getenv(name);
+
+	c->name = name;
+	c->saved = old ? ga_xstrdup(old) : NULL;
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+}
+
+static void env_restore(struct env_change *c)
+{
+	if (c->saved)
+		setenv(c->name, c->saved, 1);
+	else
+		unsetenv(c->name);
+	free(c->saved);
+}
+
+/*
+ * git_repository_open_ext() with the stand-in as the common dir.  Of
+ * what else libgit2 reads from the environment then, GIT_WORK_TREE
+ * would be taken relative to the git dir, where git takes it relative
+ * to the current directory: setup.c applies it afterwards, as for any
+ * repository, so libgit2 does not see it here.
+ */
 static int open_with_stand_in(git_repository **out, const struct stand_in *s,
 			      const char *path, unsigned int flags,
 			      const char *ceiling_dirs)
 {
-	const char *old = getenv("GIT_COMMON_DIR");
-	char *saved = old ? ga_xstrdup(old) : NULL;
+	struct env_change common, worktree;
 	char *dir = ga_xstrfmt("%s/", s->dir);
 	int error;
 
-	setenv("GIT_COMMON_DIR", dir, 1);
+	env_change(&common, "GIT_COMMON_DIR", dir);
+	env_change(&worktree, "GIT_WORK_TREE", NULL);
 	error = git_repository_open_ext(out, path,
 					flags | GIT_REPOSITORY_OPEN_FROM_ENV,
 					ceiling_dirs);
-	if (saved)
-		setenv("GIT_COMMON_DIR", saved, 1);
-	else
-		unsetenv("GIT_COMMON_DIR");
-	free(saved);
+	env_restore(&worktree);
+	env_restore(&common);
 	free(dir);
 	return error;
 }
