@@ -219,51 +219,6 @@ test_expect_success '@{<date>}: a form git reads and garchive does not, refused'
 	test_cmp expect err
 '
 
-# ":/<text>", "^{/<text>}", "@{upstream}" and "@{push}" in reftable
-# repositories: the "stack" fixtures hold the refs of the "files" ones,
-# which the system git reads, so git's archive of the files fixture is
-# what garchive makes of the reftable one, in either hash.
-test_expect_success ':/<text>, @{upstream}, @{push} in reftable repositories' '
-	for h in sha1 sha256
-	do
-		test_cmp fx/$h-files/expect/main/for-each-ref \
-			fx/$h-reftable-stack/expect/main/for-each-ref &&
-		for expr in ":/^s" ":/o" ":/!-seven" ":/in-" ":/nomatch" \
-			"feature^{/o}" "v1^{/^t}" "HEAD^{/}" "@{u}" "@{push}" \
-			"main@{u}" "feature@{push}" "nosuch@{u}"
-		do
-			(cd fx/$h-files/repo &&
-			 GIT_CONFIG_COUNT=3 \
-			 GIT_CONFIG_KEY_0=branch.main.remote \
-			 GIT_CONFIG_VALUE_0=origin \
-			 GIT_CONFIG_KEY_1=branch.main.merge \
-			 GIT_CONFIG_VALUE_1=refs/heads/main \
-			 GIT_CONFIG_KEY_2=remote.origin.fetch \
-			 GIT_CONFIG_VALUE_2="+refs/heads/*:refs/remotes/origin/*" \
-			 git archive --format=tar "$expr" >../../../expect.tar \
-				2>../../../expect.err;
-			 echo $? >../../../expect.code) &&
-			(cd fx/$h-reftable-stack/repo &&
-			 GIT_CONFIG_COUNT=3 \
-			 GIT_CONFIG_KEY_0=branch.main.remote \
-			 GIT_CONFIG_VALUE_0=origin \
-			 GIT_CONFIG_KEY_1=branch.main.merge \
-			 GIT_CONFIG_VALUE_1=refs/heads/main \
-			 GIT_CONFIG_KEY_2=remote.origin.fetch \
-			 GIT_CONFIG_VALUE_2="+refs/heads/*:refs/remotes/origin/*" \
-			 garchive --format=tar "$expr" >../../../actual.tar \
-				2>../../../actual.err;
-			 echo $? >../../../actual.code) &&
-			test_cmp expect.code actual.code &&
-			test_cmp expect.err actual.err &&
-			cmp expect.tar actual.tar || {
-				echo "$h: $expr differs"
-				return 1
-			}
-		done || return 1
-	done
-'
-
 test_expect_success 'worktree refs: HEAD, refs/worktree/, the main worktree' '
 	(cd fx/$fx_hash-reftable-auto/wt &&
 	 garchive --format=tar HEAD >../../../actual.head &&

@@ -13,7 +13,6 @@
 #include "odb/oid.h"
 
 struct ga_commit;
-struct ga_config;
 
 struct treeish {
 	struct ga_oid tree_id;	/* the archived tree */
@@ -53,11 +52,6 @@ struct treeish_options {
 	 * error (see treeish.no_subtree).
 	 */
 	int keep_prefix;
-	/*
-	 * The configuration, for "<branch>@{upstream}" and "@{push}"
-	 * (NULL: nothing configured).
-	 */
-	const struct ga_config *config;
 };
 
 /*
@@ -79,23 +73,19 @@ void treeish_release(struct treeish *t);
  * the tree it is or leads to, 0 when it names an object without a tree
  * (a blob: git then finds no attributes in it), GA_ENOTFOUND when the
  * name does not resolve (git's error lines, such as an ambiguous
- * abbreviation's, already reported), or another error, such as git's
- * "no upstream configured" for "@{u}" (`config`, NULL for none, gives
- * the remotes, as treeish_options.config).
+ * abbreviation's, already reported), or another error.
  */
 int treeish_attr_source(struct ga_oid *out, git_repository *repo,
-			const char *name, const char *cwd_prefix,
-			const struct ga_config *config);
+			const char *name, const char *cwd_prefix);
 
 /*
  * git's get_oid(): the object `name` names ("HEAD:.mailmap", a blob's
  * id...), as the tree-ish is resolved but without peeling it.  Returns
  * 0, GA_ENOTFOUND (git's error lines, such as an ambiguous
- * abbreviation's, already reported), or another error; `config` as
- * treeish_attr_source()'s.
+ * abbreviation's, already reported), or another error.
  */
 int treeish_get_oid(struct ga_oid *out, git_repository *repo,
-		    const char *name, const struct ga_config *config);
+		    const char *name);
 
 /*
  * Parse a --mtime value into seconds since the epoch.  Returns 0 or

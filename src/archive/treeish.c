@@ -16,13 +16,11 @@
  * parse_object()): the objects the name is peeled through, the named
  * object, every tag on the way to the commit, the commit and the
  * archived tree.  So does garchive, with git's "hash mismatch" lines:
- * a damaged commit, tag or root tree never makes an archive.  ":/<text>"
- * and "<rev>^{/<text>}" search the history in treeish-search.c;
- * "<branch>@{upstream}" and "@{push}" are found from the configuration
- * (upstream.h).  Only other "@{...}" names go through libgit2's
+ * a damaged commit, tag or root tree never makes an archive.  Only
+ * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
  * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and, in
- * reftable or SHA-256 repositories, "@{<date>}" are read from
- * garchive's ref store.
+ * reftable repositories (whose reflogs libgit2 cannot read),
+ * "@{<date>}" are read from garchive's ref store.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
@@ -34,8 +32,6 @@
 #include "refdb.h"
 #include "repo-open.h"
 #include "refs/refs.h"
-#include "treeish-search.h"
-#include "upstream.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -81,107 +77,28 @@ static int use_refs(struct resolver *rs)
 }
 
 /*
- * git's upstream_mark() and push_mark(): the length of the mark `s`
- * (`len` bytes) starts with, in any case ("@{upstream}", "@{u}",
- * "@{push}"), and its kind; 0 when there is none.
- */
-static size_t branch_mark(enum upstream_kind *kind, const char *s, size_t len)
-{
-	static const struct {
-		const char *mark;
-		enum upstream_kind kind;
-	} marks[] = {
-		{ "@{upstream}", UPSTREAM_MERGE }, { "@{u}", UPSTREAM_MERGE },
-		{ "@{push}", UPSTREAM_PUSH },
-	};
-	size_t i, n;
-
-	for (i = 0; i < GA_ARRAY_SIZE(marks); i++) {
-		n = strlen(marks[i].mark);
-		if (n <= len && !strncasecmp(s, marks[i].mark, n)) {
-			*kind = marks[i].kind;
-			return n;
-		}
-	}
-	return 0;
-}
-
-/*
- * git's interpret_branch_mark(), as repo_interpret_branch_name() tries
- * it at each '@' of `name`: at the first mark with no ':' before it,
- * the branch's upstream or push ref is found, and an error there is
- * fatal even when more follows the mark ("@{u}~1"), as git dies there.
- * Returns 1 with *out the short name of that ref (git's
- * shorten_unambiguous_ref()) when the mark ends `name`, 0 when `name`
- * has no such form, or GA_ERROR.
- */
-static int substitute_mark(char **out, struct resolver *rs, const char *name,
-			   size_t len)
-{
-	enum upstream_kind kind;
-	const char *start = name, *at;
-	size_t mark;
-	char *full = NULL;
-	int error;
-
-	*out = NULL;
-	for (; (at = memchr(start, '@', len - (size_t)(start - name)));
-	     start = at + 1) {
-		mark = branch_mark(&kind, at, len - (size_t)(at - name));
-		if (!mark || memchr(name, ':', (size_t)(at - name)))
-			continue;
-		if ((error = upstream_ref(&full, rs->opts->config, rs->refs,
-					  name, (size_t)(at - name),
-					  kind)) < 0)
-			return error;
-		if ((size_t)(at - name) + mark != len) {
-			free(full);
-			return 0;
-		}
-		*out = refs_shorten_ref(rs->refs, full);
-		free(full);
-		return 1;
-	}
-	return 0;
-}
-
-/*
  * The ref a name means, as git's dwim_ref() finds it (core.warnAmbiguousRefs
- * on, its default: every rule is tried, with git's warnings), a branch's
- * "@{upstream}" or "@{push}" replaced by the ref it names: the count of
- * names that resolve, with the first in *full (NULL when none; the
- * caller frees it) and its id in *oid; or GA_ERROR where git dies
- * (substitute_mark()).
+ * on, its default: every rule is tried, with git's warnings), with its
+ * id in *oid and in *found the count of names that resolve; NULL when
+ * none does.
  */
-static int dwim_ref(char **full, struct ga_oid *oid, struct resolver *rs,
-		    const char *name, size_t len)
+static char *dwim_ref(struct ga_oid *oid, int *found, struct resolver *rs,
+		      const char *name, size_t len)
 {
 	struct ga_oid id;
-	char *subst = NULL;
-	int found;
+	char *full = NULL;
 
-	*full = NULL;
-	if (use_refs(rs) < 0) {
+	*found = 0;
+	if (use_refs(rs) < 0 ||
+	    (*found = refs_dwim_ref(&full, &id, rs->refs, name, len, 1)) <= 0) {
 		ga_error_clear();
-		return 0;
-	}
-	if ((found = substitute_mark(&subst, rs, name, len)) < 0)
-		return found;
-	if (found) {
-		name = subst;
-		len = strlen(subst);
-	}
-	found = refs_dwim_ref(full, &id, rs->refs, name, len, 1);
-	free(subst);
-	if (found <= 0) {
-		ga_error_clear();
-		free(*full);
-		*full = NULL;
-		return 0;
+		free(full);
+		*found = 0;
+		return NULL;
 	}
 	if (oid)
 		ga_oid_cpy(oid, &id);
-	return found;
+	return full;
 }
 
 static struct known *find_known(struct resolver *rs, const struct ga_oid *id)
@@ -913,6 +830,19 @@ static int reflog_date(uint64_t *out, const char *text, time_t now)
 	return approxidate_takes(text) ? -1 : 1;
 }
 
+/* git's upstream_mark() and push_mark(): "@{u}", "@{upstream}", "@{push}". */
+static int branch_mark(const char *s, size_t len)
+{
+	static const char *const marks[] = { "@{u}", "@{upstream}",
+					     "@{push}" };
+	size_t i;
+
+	for (i = 0; i < GA_ARRAY_SIZE(marks); i++)
+		if (len == strlen(marks[i]) && !strncasecmp(s, marks[i], len))
+			return 1;
+	return 0;
+}
+
 static int refs_are_reftable(struct resolver *rs)
 {
 	if (rs->reftable < 0)
@@ -935,7 +865,6 @@ static int reflog_at_date(struct ga_oid *out, struct resolver *rs,
 	struct ga_buf when = GA_BUF_INIT;
 	const char *shown;
 	char *real = NULL, *text;
-	enum upstream_kind kind;
 	size_t at;
 	uint64_t at_time = 0;
 	int error, parsed;
@@ -946,7 +875,7 @@ static int reflog_at_date(struct ga_oid *out, struct resolver *rs,
 		if (name[at] == '@' && name[at + 1] == '{' &&
 		    name[at + 2] != '-')
 			break;
-	if (at == (size_t)-1 || branch_mark(&kind, name + at, len - at))
+	if (at == (size_t)-1 || branch_mark(name + at, len - at))
 		return 1;
 	if ((error = reflog_ref(&real, &oid, rs, name, at)) < 0)
 		return error;
@@ -1046,11 +975,11 @@ static int nth_prior_checkout(struct ga_oid *out, struct resolver *rs,
 	}
 	if (is_full_hex(rs, pc.name, strlen(pc.name)))
 		error = hex_oid(out, rs, pc.name) < 0 ? GA_ENOTFOUND : 1;
-	else if ((found = dwim_ref(&refname, out, rs, pc.name,
-				   strlen(pc.name))) > 0)
+	else if ((refname = dwim_ref(out, &found, rs, pc.name,
+				     strlen(pc.name))))
 		error = 1;
 	else
-		error = found < 0 ? found : GA_ENOTFOUND;
+		error = GA_ENOTFOUND;
 	free(refname);
 	free(pc.name);
 	return error;
@@ -1087,11 +1016,8 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		return GA_ENOTFOUND;
 	sp++;
 	base = (size_t)(sp - name) - 2;
-	/* "^{/<text>}": the commit, then a search from it. */
-	if (*sp == '/') {
-		want = GIT_OBJECT_COMMIT;
-		found = 1;
-	}
+	if (*sp == '/')
+		return revparse(out, rs, name, len);
 	/* git takes the first word the rest starts with: "^{tree}x}". */
 	for (i = 0; i < GA_ARRAY_SIZE(types) && !found; i++)
 		if ((size_t)(name + len - sp) >= strlen(types[i].word) &&
@@ -1132,18 +1058,6 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		}
 	}
 	ga_oid_cpy(out, &k->id);
-	/* "^{/}": an empty pattern matches the commit itself. */
-	if (*sp == '/' && sp[1] != '}') {
-		char *pattern = ga_xstrndup(sp + 1,
-					    (size_t)(name + len - 1 - sp - 1));
-		struct ga_oid tip;
-
-		ga_oid_cpy(&tip, &k->id);
-		error = treeish_search(out, rs->repo, rs->odb, &tip, 1,
-				       pattern);
-		free(pattern);
-		return error;
-	}
 	return 0;
 }
 
@@ -1159,26 +1073,6 @@ static int is_full_hex(const struct resolver *rs, const char *name,
 		if (ga_hexval(name[i]) < 0)
 			return 0;
 	return 1;
-}
-
-/*
- * Whether git's get_oid_basic() takes the last "@{" of `name` for a
- * branch's "@{upstream}" or "@{push}", not a reflog entry.
- */
-static int upstream_form(const char *name, size_t len)
-{
-	enum upstream_kind kind;
-	size_t at;
-
-	if (len < 4 || name[len - 1] != '}')
-		return 0;
-	for (at = len - 3; at-- > 0;) {
-		if (name[at] != '@' || name[at + 1] != '{' ||
-		    name[at + 2] == '-')
-			continue;
-		return branch_mark(&kind, name + at, len - at) != 0;
-	}
-	return 0;
 }
 
 /* git's get_short_oid(): an abbreviated id of one object. */
@@ -1221,28 +1115,19 @@ static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *na
 		return reflog_nth(out, rs, name, at, nth);
 	if ((error = nth_prior_checkout(out, rs, name, len)))
 		return error < 0 ? error : 0;
-	/* "<branch>@{upstream}" and "@{push}" are refs, no reflogs. */
-	if (upstream_form(name, len))
-		goto ref;
 	/*
 	 * libgit2 reads neither reftable reflogs nor SHA-256 ids: there,
 	 * "@{<date>}" and "@" are read from garchive's ref store.
 	 */
 	if (memmem(name, len, "@{", 2) &&
-	    (refs_are_reftable(rs) || rs->algo != GA_HASH_SHA1)) {
-		if ((error = reflog_at_date(out, rs, name, len)) != 1)
-			return error;
-		/* No reflog form ("@{u}x"): a ref name, as git reads it. */
-		goto ref;
-	}
+	    (refs_are_reftable(rs) || rs->algo != GA_HASH_SHA1) &&
+	    (error = reflog_at_date(out, rs, name, len)) != 1)
+		return error;
 	if (len == 1 && name[0] == '@' && rs->algo != GA_HASH_SHA1)
 		return get_oid_basic(out, rs, "HEAD", 4);
 	if (memmem(name, len, "@{", 2) || (len == 1 && name[0] == '@'))
 		return revparse(out, rs, name, len);
-ref:
-	if ((found = dwim_ref(&refname, out, rs, name, len)) < 0)
-		return found;
-	if (found) {
+	if ((refname = dwim_ref(out, &found, rs, name, len))) {
 		free(refname);
 		if (found > 1)
 			ga_warning("refname '%.*s' is ambiguous.", (int)len,
@@ -1471,7 +1356,7 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 /*
  * ":<path>" and ":<stage>:<path>": an entry of the index, read by
  * garchive in either hash (index-file.h); ":/<text>", the youngest
- * commit whose message matches (treeish-search.h).
+ * commit whose message matches, is libgit2's.
  */
 static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name)
 {
@@ -1480,12 +1365,8 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	char *path = NULL, *file = NULL, *shown = NULL;
 	int stage = 0, error;
 
-	if (name[1] == '/' && name[2]) {
-		if (use_refs(rs) < 0)
-			return GA_ERROR;
-		return treeish_search_refs(out, rs->repo, rs->odb, rs->refs,
-					   name + 2);
-	}
+	if (name[1] == '/' && name[2])
+		return revparse(out, rs, name, strlen(name));
 	name++;
 	if (name[0] >= '0' && name[0] <= '3' && name[1] == ':') {
 		stage = name[0] - '0';
@@ -1657,23 +1538,14 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		const char *colon = strchr(name, ':');
 		size_t len = colon ? (size_t)(colon - name) : strlen(name);
 
-		found = dwim_ref(&out->refname, NULL, &rs, name, len);
-		if (found < 0) {
-			error = found;
-			goto done;
-		}
-		if (!found) {
+		out->refname = dwim_ref(NULL, &found, &rs, name, len);
+		if (!out->refname) {
 			error = ga_error_set("no such ref: %.*s", (int)len,
 					     name);
 			goto done;
 		}
 	} else {
-		found = dwim_ref(&out->refname, NULL, &rs, name,
-				 strlen(name));
-		if (found < 0) {
-			error = found;
-			goto done;
-		}
+		out->refname = dwim_ref(NULL, &found, &rs, name, strlen(name));
 	}
 
 	if (git_repository_odb(&rs.odb, repo) < 0) {
@@ -1742,8 +1614,7 @@ static int resolver_open(struct resolver *rs, git_repository *repo,
 }
 
 int treeish_attr_source(struct ga_oid *out, git_repository *repo,
-			const char *name, const char *cwd_prefix,
-			const struct ga_config *config)
+			const char *name, const char *cwd_prefix)
 {
 	struct treeish_options opts = { 0 };
 	struct resolver rs = { 0 };
@@ -1752,7 +1623,6 @@ int treeish_attr_source(struct ga_oid *out, git_repository *repo,
 
 	opts.name = name;
 	opts.cwd_prefix = cwd_prefix;
-	opts.config = config;
 	if ((error = resolver_open(&rs, repo, &opts)) < 0 ||
 	    (error = get_oid(&named, &rs, name)) < 0)
 		goto done;
@@ -1774,14 +1644,13 @@ done:
 }
 
 int treeish_get_oid(struct ga_oid *out, git_repository *repo,
-		    const char *name, const struct ga_config *config)
+		    const char *name)
 {
 	struct treeish_options opts = { 0 };
 	struct resolver rs = { 0 };
 	int error;
 
 	opts.name = name;
-	opts.config = config;
 	if (!(error = resolver_open(&rs, repo, &opts)))
 		error = get_oid(out, &rs, name);
 	resolver_release(&rs);

@@ -198,7 +198,7 @@ static int resolve_attr_source(struct walk *w)
 	if (!o->attr_source)
 		return 0;
 	found = treeish_attr_source(&w->attr_source_id, w->repo,
-				    o->attr_source, o->cwd_prefix, o->config);
+				    o->attr_source, o->cwd_prefix);
 	if (found == GA_ENOTFOUND) {
 		ga_error_clear();
 		if (!o->attr_source_lenient)

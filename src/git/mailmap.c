@@ -198,7 +198,7 @@ static void mailmap_read_file(struct mailmap *map, const char *path,
 }
 
 static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
-			      const struct ga_config *cfg, const char *spec)
+			      const char *spec)
 {
 	git_odb *odb = NULL;
 	struct odb_object *obj = NULL;
@@ -206,7 +206,7 @@ static void mailmap_read_blob(struct mailmap *map, git_repository *repo,
 	char *copy, *line;
 
 	/* git's read_mailmap_blob(): a name naming nothing is no mailmap. */
-	if (treeish_get_oid(&id, repo, spec, cfg) < 0) {
+	if (treeish_get_oid(&id, repo, spec) < 0) {
 		ga_error_clear();
 		return;
 	}
@@ -266,7 +266,7 @@ void mailmap_load(struct mailmap *map, git_repository *repo,
 		free(p);
 	}
 	if (blob)
-		mailmap_read_blob(map, repo, cfg, blob);
+		mailmap_read_blob(map, repo, blob);
 	if (file) {
 		/*
 		 * git dies when "~" cannot be expanded; garchive looks for

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "date.h"
-#include "sane-ctype.h"
 #include "garchive/common.h"
 
 struct ref_at {
@@ -264,54 +263,4 @@ int refs_dwim_log(char **out_log, struct ga_oid *oid,
 
 	*out_log = NULL;
 	return each_rule(str, len, warn_ambiguous, try_log, &d);
-}
-
-/*
- * Whether `refname` has the form of rule `rule`, as git's sscanf() with
- * the rule's "%s" reads it: the text before "%s" matches and something
- * follows.  "%s" takes everything up to white space, so a rule with text
- * after it ("refs/remotes/%s/HEAD") never matches, as in git.
- */
-static int rule_match(const char **short_name, size_t *short_len,
-		      size_t rule, const char *refname)
-{
-	const char *fmt = rev_parse_rules[rule];
-	size_t plen = (size_t)(strstr(fmt, "%.*s") - fmt), n;
-
-	if (strncmp(refname, fmt, plen) || fmt[plen + 4])
-		return 0;
-	refname += plen;
-	for (n = 0; refname[n] && !ga_isspace((unsigned char)refname[n]); n++)
-		;
-	if (!n)
-		return 0;
-	*short_name = refname;
-	*short_len = n;
-	return 1;
-}
-
-char *refs_shorten_ref(struct refs_store *refs, const char *refname)
-{
-	const char *short_name;
-	size_t rule, j, short_len;
-	struct ga_oid oid;
-	char *full;
-	int exists;
-
-	for (rule = NR_RULES - 1; rule > 0; rule--) {
-		if (!rule_match(&short_name, &short_len, rule, refname))
-			continue;
-		for (j = 0; j < rule; j++) {
-			full = rule_name(j, short_name, short_len);
-			exists = !refs_resolve(NULL, &oid, NULL, refs, full,
-					       REFS_RESOLVE_READING);
-			ga_error_clear();
-			free(full);
-			if (exists)
-				break;
-		}
-		if (j == rule)
-			return ga_xstrndup(short_name, short_len);
-	}
-	return ga_xstrdup(refname);
 }

@@ -252,12 +252,4 @@ int refs_dwim_log(char **out_log, struct ga_oid *oid,
 		  struct refs_store *refs, const char *str, size_t len,
 		  int warn_ambiguous);
 
-/*
- * git's refs_shorten_unambiguous_ref(), not strict: the shortest form
- * of `refname` by those rules ("refs/remotes/origin/main" is
- * "origin/main") that no earlier rule would take for another existing
- * ref; `refname` itself when there is none.  Returns a malloc'd string.
- */
-char *refs_shorten_ref(struct refs_store *refs, const char *refname);
-
 #endif
