@@ -578,6 +578,25 @@ test_expect_success 'upstream: push.default, remote.pushDefault, push refspecs' 
 	git config --unset push.default
 '
 
+test_lazy_prereq PYTHON3 'test -n "$PYTHON3" && "$PYTHON3" -S -c "pass"'
+
+# git's dwim_ref() turns "@{u}" into the ref it stands for, and a
+# process filter is told that ref.
+test_expect_success PYTHON3 'upstream: a process filter is told the tracking ref' '
+	cd search &&
+	test_when_finished "rm -f .git/info/attributes" &&
+	test_when_finished "git config --unset filter.upper.process" &&
+	mkdir -p .git/info &&
+	echo "start.t filter=upper" >.git/info/attributes &&
+	git config filter.upper.process \
+		"$PYTHON3 -S $TEST_DIRECTORY/lib-process-filter.py upper" &&
+	test_same_as_git @{u} &&
+	tar xOf actual.out start.t >out &&
+	grep "ref=refs/remotes/origin/main;" out &&
+	test_same_as_git a@{push} &&
+	test_same_as_git "@{u}:"
+'
+
 test_expect_success 'upstream: a detached HEAD has none' '
 	cd search &&
 	git checkout -q --detach main &&

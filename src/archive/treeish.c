@@ -1138,21 +1138,23 @@ static size_t mark_at(const char *s, size_t len, enum upstream_kind *kind)
 
 /*
  * git's interpret_branch_mark() as its dwim_ref() meets it:
- * "[<branch>]@{upstream}", "@{u}", "@{push}", the remote-tracking ref
- * the configuration gives, read from the ref store.  A branch without
- * one is fatal, as git dies there.  Returns 1 when `name` has no such
- * mark, 0 with *out, GA_ENOTFOUND, or GA_ERROR.
+ * "[<branch>]@{upstream}", "@{u}", "@{push}" stand for the
+ * remote-tracking ref the configuration gives.  A branch without one is
+ * fatal, as git dies there.  Returns 1 when `name` (`len` bytes) has no
+ * such mark; 0 with *out the full name of that ref (malloc'd), or NULL
+ * when more follows the mark (git then takes the name as it is); or
+ * GA_ERROR.
  */
-static int branch_mark_ref(struct ga_oid *out, struct resolver *rs,
-			   const char *name, size_t len)
+static int branch_mark_name(char **out, struct resolver *rs, const char *name,
+			    size_t len)
 {
 	const struct ga_config *cfg = rs->opts ? rs->opts->config : NULL;
-	enum upstream_kind kind;
+	enum upstream_kind kind = UPSTREAM_MERGE;
 	const char *at;
-	char *tracking = NULL, *refname;
+	char *tracking = NULL;
 	size_t n = 0;
-	int found, error;
 
+	*out = NULL;
 	for (at = name; (at = memchr(at, '@', len - (size_t)(at - name)));
 	     at++) {
 		n = mark_at(at, len - (size_t)(at - name), &kind);
@@ -1170,12 +1172,29 @@ static int branch_mark_ref(struct ga_oid *out, struct resolver *rs,
 	    upstream_tracking_ref(&tracking, cfg, rs->refs, name,
 				  (size_t)(at - name), kind) < 0)
 		return GA_ERROR;
-	/* Only a mark that ends the name stands for its ref. */
-	if ((size_t)(at - name) + n != len) {
+	if ((size_t)(at - name) + n == len)
+		*out = tracking;
+	else
 		free(tracking);
-		return GA_ENOTFOUND;
-	}
-	refname = dwim_ref(out, &found, rs, tracking, strlen(tracking));
+	return 0;
+}
+
+/*
+ * The ref "<branch>@{u}" and the like stand for, as dwim_ref() finds
+ * it (branch_mark_name()).  Returns 1 when `name` has no such mark, 0
+ * with *out, GA_ENOTFOUND, or GA_ERROR.
+ */
+static int branch_mark_ref(struct ga_oid *out, struct resolver *rs,
+			   const char *name, size_t len)
+{
+	char *tracking, *refname = NULL;
+	int found, error;
+
+	if ((error = branch_mark_name(&tracking, rs, name, len)) != 0)
+		return error;
+	if (tracking)
+		refname = dwim_ref(out, &found, rs, tracking,
+				   strlen(tracking));
 	error = refname ? 0 : GA_ENOTFOUND;
 	free(tracking);
 	free(refname);
@@ -1613,6 +1632,25 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 }
 
 
+/*
+ * The ref git's dwim_ref() finds for a name with a branch mark, for
+ * treeish.refname (a process filter's "ref"): *out stays NULL when it
+ * has none.  Returns 0, or GA_ERROR where git dies (no upstream).
+ */
+static int mark_refname(char **out, struct resolver *rs, const char *name,
+			size_t len)
+{
+	char *tracking;
+	int found, error;
+
+	if ((error = branch_mark_name(&tracking, rs, name, len)) != 0)
+		return error < 0 ? error : 0;
+	if (tracking)
+		*out = dwim_ref(NULL, &found, rs, tracking, strlen(tracking));
+	free(tracking);
+	return 0;
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
@@ -1633,6 +1671,9 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		size_t len = colon ? (size_t)(colon - name) : strlen(name);
 
 		out->refname = dwim_ref(NULL, &found, &rs, name, len);
+		if (!out->refname &&
+		    (error = mark_refname(&out->refname, &rs, name, len)) < 0)
+			goto done;
 		if (!out->refname) {
 			error = ga_error_set("no such ref: %.*s", (int)len,
 					     name);
@@ -1640,6 +1681,10 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		}
 	} else {
 		out->refname = dwim_ref(NULL, &found, &rs, name, strlen(name));
+		if (!out->refname &&
+		    (error = mark_refname(&out->refname, &rs, name,
+					  strlen(name))) < 0)
+			goto done;
 	}
 
 	if (git_repository_odb(&rs.odb, repo) < 0) {
