@@ -503,6 +503,22 @@ test_expect_success 'search: no match, a bad regex, reserved "!" forms' '
 	done
 '
 
+test_expect_success 'search: a ref to a commit that fails its hash' '
+	cd search &&
+	c=$(git rev-parse start) &&
+	bad=$(echo $c | tr 0-9a-f 1-9a-f0) &&
+	good_file=.git/objects/$(echo $c | sed "s|^..|&/|") &&
+	bad_file=.git/objects/$(echo $bad | sed "s|^..|&/|") &&
+	test_when_finished "rm -f .git/refs/heads/bad $bad_file" &&
+	mkdir -p "${bad_file%/*}" &&
+	cp "$good_file" "$bad_file" &&
+	echo $bad >.git/refs/heads/bad &&
+	test_expect_code 128 garchive :/nomatch >out 2>err &&
+	grep "^error: hash mismatch $bad\$" err &&
+	test_same_as_git :/nomatch &&
+	test_same_as_git :/start
+'
+
 test_expect_success 'upstream: setup remote-tracking refs and config' '
 	cd search &&
 	git config remote.origin.url . &&

@@ -213,7 +213,8 @@ struct start_list {
 
 /*
  * git's handle_one_ref(): the commit a ref leads to through tags,
- * checked against its id as git's parse_object() checks it.
+ * checked against its id as git's parse_object() checks it (a mismatch
+ * is reported as git reports it).
  */
 static void add_start(struct start_list *l, const struct ga_oid *ref_id)
 {
@@ -227,8 +228,14 @@ static void add_start(struct start_list *l, const struct ga_oid *ref_id)
 		goto done;
 	odb_hash_object(&actual, id.algo, GIT_OBJECT_COMMIT,
 			odb_object_data(obj), odb_object_size(obj));
-	if (!ga_oid_equal(&actual, &id))
+	if (!ga_oid_equal(&actual, &id)) {
+		char hex[GA_OID_MAX_HEXSZ + 1];
+
+		/* git's parse_object() says so, and the ref is left out. */
+		ga_oid_fmt(hex, &id);
+		ga_report(GA_REPORT_ERROR, "hash mismatch %s", hex);
 		goto done;
+	}
 	GA_ALLOC_GROW(l->ids, l->nr + 1, l->alloc);
 	ga_oid_cpy(&l->ids[l->nr++], &id);
 done:
