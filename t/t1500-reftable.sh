@@ -484,6 +484,101 @@ test_expect_success REFTABLE_GIT 'live: git updates and compacts the stack garch
 '
 
 # The repository format, as git 2.39 reads it.
+# fixture_commit KIND MESSAGE: the commit of fixture KIND whose subject
+# is MESSAGE, found by the system git in the fixture's objects from the
+# ids its refs held.
+fixture_commit () {
+	cut -d" " -f2 "fx/$1/expect/main/for-each-ref" | sort -u |
+	xargs git --git-dir="borrow-$1" log --format="%H %s" 2>/dev/null |
+	awk -v m="$2" '$2 == m && !done { print $1; done = 1 }'
+}
+
+# searched_as KIND DIR NAME ID: garchive's archive of NAME, run in DIR,
+# is the system git's of ID.
+searched_as () {
+	(cd "$2" && garchive --format=tar "$3") >actual.tar &&
+	git_archive_of "$1" "$4" >expect.tar &&
+	cmp expect.tar actual.tar || {
+		echo "$1: $3 is not $4"
+		return 1
+	}
+}
+
+# The fixtures' history: one .. seven on main (seven the youngest), five
+# on feature, origin/main at three, and "in-worktree" (younger than all)
+# on wt-branch, the linked worktree's HEAD.  git 2.47 wrote the refs;
+# the system git cannot read them, so the answers are the commits the
+# history makes right, and for "^{/}" (one start, walked alike by every
+# git) the system git's own rev-parse in the borrowed objects.
+test_expect_success 'search: ":/<text>" and "<rev>^{/<text>}" over reftable refs' '
+	for k in fx/$fx_hash-reftable-*
+	do
+		kind=${k#fx/} &&
+		seven=$(fixture_commit $kind seven) &&
+		five=$(fixture_commit $kind five) &&
+		wt=$(fixture_commit $kind in-worktree) &&
+		test -n "$seven" && test -n "$five" && test -n "$wt" &&
+		searched_as $kind $k/repo ":/^s" $seven &&
+		searched_as $kind $k/repo ":/^f" $five &&
+		searched_as $kind $k/repo ":/^(one|in-)" $wt &&
+		searched_as $kind $k/repo ":/!-^in-worktree" $seven &&
+		searched_as $kind $k/wt ":/^s" $seven &&
+		main=$(sed -n "s/^main	//p" $k/expect/main/rev-parse) &&
+		for re in t o s
+		do
+			id=$(git --git-dir=borrow-$kind rev-parse \
+				"$main^{/^$re}") &&
+			searched_as $kind $k/repo "main^{/^$re}" $id || return 1
+		done &&
+		searched_as $kind $k/repo "feature^{/}" $five &&
+		(cd $k/repo && test_expect_code 128 \
+			garchive --format=tar ":/nomatch") >out 2>err &&
+		echo "fatal: not a valid object name: :/nomatch" >expect &&
+		test_cmp expect err || return 1
+	done
+'
+
+# with_upstream CMD...: CMD with main tracking origin/main.
+with_upstream () {
+	GIT_CONFIG_COUNT=3 \
+	GIT_CONFIG_KEY_0=branch.main.remote GIT_CONFIG_VALUE_0=origin \
+	GIT_CONFIG_KEY_1=branch.main.merge GIT_CONFIG_VALUE_1=refs/heads/main \
+	GIT_CONFIG_KEY_2=remote.origin.fetch \
+	GIT_CONFIG_VALUE_2="+refs/heads/*:refs/remotes/origin/*" \
+	"$@"
+}
+
+test_expect_success 'upstream: @{u} and @{push} from reftable refs' '
+	for k in fx/$fx_hash-reftable-*
+	do
+		kind=${k#fx/} &&
+		origin=$(sed -n "s|^refs/remotes/origin/main \([0-9a-f]*\).*|\1|p" \
+			$k/expect/main/for-each-ref) &&
+		test -n "$origin" &&
+		for n in @{u} main@{upstream} @{push} main@{push}
+		do
+			(cd $k/repo && with_upstream garchive --format=tar $n) \
+				>actual.tar &&
+			git_archive_of $kind $origin >expect.tar &&
+			cmp expect.tar actual.tar || return 1
+		done &&
+		(cd $k/repo && test_expect_code 128 with_upstream \
+			garchive --format=tar feature@{u}) >out 2>err &&
+		echo "fatal: no upstream configured for branch '"'feature'"'" \
+			>expect &&
+		test_cmp expect err &&
+		(cd $k/wt && test_expect_code 128 with_upstream \
+			garchive --format=tar @{push}) >out 2>err &&
+		echo "fatal: no upstream configured for branch '"'wt-branch'"'" \
+			>expect &&
+		test_cmp expect err &&
+		(cd $k/repo && test_expect_code 128 \
+			garchive --format=tar gone@{u}) >out 2>err &&
+		echo "fatal: no such branch: '"'gone'"'" >expect &&
+		test_cmp expect err || return 1
+	done
+'
+
 test_expect_success 'setup: a repository to change the format of' '
 	git init -q fmt &&
 	(cd fmt && test_commit one)

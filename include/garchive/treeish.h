@@ -34,6 +34,8 @@ struct treeish {
 	size_t hexsz;		/* hex digits of an object id: 40 or 64 */
 };
 
+struct ga_config;
+
 struct treeish_options {
 	const char *name;	/* the <tree-ish> argument */
 	const char *cwd_prefix;	/* "" or "sub/dir/": archive that subtree */
@@ -52,6 +54,11 @@ struct treeish_options {
 	 * error (see treeish.no_subtree).
 	 */
 	int keep_prefix;
+	/*
+	 * The configuration "@{upstream}" and "@{push}" read; NULL: the
+	 * repository's own, loaded when one of them is met.
+	 */
+	const struct ga_config *config;
 };
 
 /*

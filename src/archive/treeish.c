@@ -16,11 +16,13 @@
  * parse_object()): the objects the name is peeled through, the named
  * object, every tag on the way to the commit, the commit and the
  * archived tree.  So does garchive, with git's "hash mismatch" lines:
- * a damaged commit, tag or root tree never makes an archive.  Only
- * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
- * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and, in
- * reftable repositories (whose reflogs libgit2 cannot read),
- * "@{<date>}" are read from garchive's ref store.
+ * a damaged commit, tag or root tree never makes an archive.
+ * ":/<text>" and "<rev>^{/<text>}" are searched by treeish-search.c,
+ * "@{upstream}" and "@{push}" found by upstream.c, "@{<n>}" and
+ * "@{-<n>}" read from garchive's ref store, in either hash and ref
+ * format.  Only "@{<date>}" of a SHA-1 repository with files refs is
+ * still left to libgit2's revparse (reftable and SHA-256 ones are read
+ * from the ref store).
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
@@ -32,6 +34,9 @@
 #include "refdb.h"
 #include "repo-open.h"
 #include "refs/refs.h"
+#include "treeish-search.h"
+#include "upstream.h"
+#include "garchive/config.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -63,6 +68,7 @@ struct resolver {
 	struct refs_store *refs;	/* opened on first use */
 	int reftable;			/* the refs are; -1: not asked yet */
 	const struct treeish_options *opts;
+	struct ga_config *own_config;	/* loaded when opts has none */
 	enum ga_hash_algo algo;		/* the repository's object ids */
 	struct known *known;
 	size_t nr, alloc;
@@ -154,6 +160,7 @@ static void resolver_release(struct resolver *rs)
 	free(rs->known);
 	git_odb_free(rs->odb);
 	refs_free(rs->refs);
+	config_free(rs->own_config);
 }
 
 /*
@@ -511,7 +518,7 @@ static int sha1_only(const struct resolver *rs, const char *name, size_t len)
 			    ga_hash_name(rs->algo));
 }
 
-/* libgit2's revparse for what only it reads: reflogs, :/text and such. */
+/* libgit2's revparse for what only it reads: "@{<date>}" (files, SHA-1). */
 static int revparse(struct ga_oid *out, struct resolver *rs, const char *name,
 		    size_t len)
 {
@@ -1016,8 +1023,11 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 		return GA_ENOTFOUND;
 	sp++;
 	base = (size_t)(sp - name) - 2;
-	if (*sp == '/')
-		return revparse(out, rs, name, len);
+	/* "^{/<text>}": the commit, then a search of its history. */
+	if (*sp == '/') {
+		want = GIT_OBJECT_COMMIT;
+		found = 1;
+	}
 	/* git takes the first word the rest starts with: "^{tree}x}". */
 	for (i = 0; i < GA_ARRAY_SIZE(types) && !found; i++)
 		if ((size_t)(name + len - sp) >= strlen(types[i].word) &&
@@ -1057,6 +1067,17 @@ static int peel_onion(struct ga_oid *out, struct resolver *rs, const char *name,
 				return error;
 		}
 	}
+	if (*sp == '/' && sp[1] != '}') {
+		/* git needs no regex for "^{/}": it matches anything. */
+		char *pattern = ga_xstrndup(sp + 1,
+					    (size_t)(name + len - 1 - sp - 1));
+		struct ga_oid start = k->id;
+
+		error = treeish_search_commits(out, rs->odb, &start, 1,
+					       pattern);
+		free(pattern);
+		return error;
+	}
 	ga_oid_cpy(out, &k->id);
 	return 0;
 }
@@ -1093,6 +1114,93 @@ static int get_short_oid(struct ga_oid *out, struct resolver *rs, const char *he
 	return 0;
 }
 
+/* The length of the "@{upstream}", "@{u}" or "@{push}" `s` starts with. */
+static size_t mark_at(const char *s, size_t len, enum upstream_kind *kind)
+{
+	static const struct {
+		const char *mark;
+		enum upstream_kind kind;
+	} marks[] = {
+		{ "@{upstream}", UPSTREAM_MERGE }, { "@{u}", UPSTREAM_MERGE },
+		{ "@{push}", UPSTREAM_PUSH },
+	};
+	size_t i, n;
+
+	for (i = 0; i < GA_ARRAY_SIZE(marks); i++) {
+		n = strlen(marks[i].mark);
+		if (n <= len && !strncasecmp(s, marks[i].mark, n)) {
+			*kind = marks[i].kind;
+			return n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * git's interpret_branch_mark() as its dwim_ref() meets it:
+ * "[<branch>]@{upstream}", "@{u}", "@{push}" stand for the
+ * remote-tracking ref the configuration gives.  A branch without one is
+ * fatal, as git dies there.  Returns 1 when `name` (`len` bytes) has no
+ * such mark; 0 with *out the full name of that ref (malloc'd), or NULL
+ * when more follows the mark (git then takes the name as it is); or
+ * GA_ERROR.
+ */
+static int branch_mark_name(char **out, struct resolver *rs, const char *name,
+			    size_t len)
+{
+	const struct ga_config *cfg = rs->opts ? rs->opts->config : NULL;
+	enum upstream_kind kind = UPSTREAM_MERGE;
+	const char *at;
+	char *tracking = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	for (at = name; (at = memchr(at, '@', len - (size_t)(at - name)));
+	     at++) {
+		n = mark_at(at, len - (size_t)(at - name), &kind);
+		if (n && !memchr(name, ':', (size_t)(at - name)))
+			break;
+	}
+	if (!at)
+		return 1;
+	if (!cfg && !rs->own_config &&
+	    config_load(&rs->own_config, rs->repo, NULL, 0) < 0)
+		return GA_ERROR;
+	if (!cfg)
+		cfg = rs->own_config;
+	if (use_refs(rs) < 0 ||
+	    upstream_tracking_ref(&tracking, cfg, rs->refs, name,
+				  (size_t)(at - name), kind) < 0)
+		return GA_ERROR;
+	if ((size_t)(at - name) + n == len)
+		*out = tracking;
+	else
+		free(tracking);
+	return 0;
+}
+
+/*
+ * The ref "<branch>@{u}" and the like stand for, as dwim_ref() finds
+ * it (branch_mark_name()).  Returns 1 when `name` has no such mark, 0
+ * with *out, GA_ENOTFOUND, or GA_ERROR.
+ */
+static int branch_mark_ref(struct ga_oid *out, struct resolver *rs,
+			   const char *name, size_t len)
+{
+	char *tracking, *refname = NULL;
+	int found, error;
+
+	if ((error = branch_mark_name(&tracking, rs, name, len)) != 0)
+		return error;
+	if (tracking)
+		refname = dwim_ref(out, &found, rs, tracking,
+				   strlen(tracking));
+	error = refname ? 0 : GA_ENOTFOUND;
+	free(tracking);
+	free(refname);
+	return error;
+}
+
 /*
  * git's get_oid_basic(), get_describe_name() and get_short_oid(): a
  * full hex id, a ref (with @{...}: the ref store's reflog, or libgit2),
@@ -1115,6 +1223,8 @@ static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *na
 		return reflog_nth(out, rs, name, at, nth);
 	if ((error = nth_prior_checkout(out, rs, name, len)))
 		return error < 0 ? error : 0;
+	if ((error = branch_mark_ref(out, rs, name, len)) != 1)
+		return error;
 	/*
 	 * libgit2 reads neither reftable reflogs nor SHA-256 ids: there,
 	 * "@{<date>}" and "@" are read from garchive's ref store.
@@ -1356,7 +1466,7 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 /*
  * ":<path>" and ":<stage>:<path>": an entry of the index, read by
  * garchive in either hash (index-file.h); ":/<text>", the youngest
- * commit whose message matches, is libgit2's.
+ * commit whose message matches (treeish-search.h).
  */
 static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name)
 {
@@ -1365,8 +1475,11 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	char *path = NULL, *file = NULL, *shown = NULL;
 	int stage = 0, error;
 
-	if (name[1] == '/' && name[2])
-		return revparse(out, rs, name, strlen(name));
+	if (name[1] == '/' && name[2]) {
+		if (use_refs(rs) < 0)
+			return GA_ERROR;
+		return treeish_search_refs(out, rs->odb, rs->refs, name + 2);
+	}
 	name++;
 	if (name[0] >= '0' && name[0] <= '3' && name[1] == ':') {
 		stage = name[0] - '0';
@@ -1519,6 +1632,25 @@ static int parse_source_date_epoch(int64_t *out, const char *s)
 }
 
 
+/*
+ * The ref git's dwim_ref() finds for a name with a branch mark, for
+ * treeish.refname (a process filter's "ref"): *out stays NULL when it
+ * has none.  Returns 0, or GA_ERROR where git dies (no upstream).
+ */
+static int mark_refname(char **out, struct resolver *rs, const char *name,
+			size_t len)
+{
+	char *tracking;
+	int found, error;
+
+	if ((error = branch_mark_name(&tracking, rs, name, len)) != 0)
+		return error < 0 ? error : 0;
+	if (tracking)
+		*out = dwim_ref(NULL, &found, rs, tracking, strlen(tracking));
+	free(tracking);
+	return 0;
+}
+
 int treeish_resolve(struct treeish *out, git_repository *repo,
 		    const struct treeish_options *opts)
 {
@@ -1539,6 +1671,9 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		size_t len = colon ? (size_t)(colon - name) : strlen(name);
 
 		out->refname = dwim_ref(NULL, &found, &rs, name, len);
+		if (!out->refname &&
+		    (error = mark_refname(&out->refname, &rs, name, len)) < 0)
+			goto done;
 		if (!out->refname) {
 			error = ga_error_set("no such ref: %.*s", (int)len,
 					     name);
@@ -1546,6 +1681,10 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 		}
 	} else {
 		out->refname = dwim_ref(NULL, &found, &rs, name, strlen(name));
+		if (!out->refname &&
+		    (error = mark_refname(&out->refname, &rs, name,
+					  strlen(name))) < 0)
+			goto done;
 	}
 
 	if (git_repository_odb(&rs.odb, repo) < 0) {

@@ -261,6 +261,7 @@ int run_resolve_treeish(struct run *r)
 	to.source_date_epoch = getenv("SOURCE_DATE_EPOCH");
 	to.remote = r->serving;
 	to.allow_unreachable = r->allow_unreachable;
+	to.config = r->config;
 	/*
 	 * Run from a subdirectory, git 2.41 and later (92b1dd1b9e) keep
 	 * the prefix for pathspecs and attributes; 2.39 archived the
