@@ -524,14 +524,22 @@ static void merge_add(struct index_file *out, struct index_file_entry *e)
 
 int index_file_merge(struct index_file *ix, struct index_file *base)
 {
-	struct index_file out = *base;
+	struct index_file out;
 	struct merge m = { 0 };
 	size_t i, kept;
 	int error = 0;
 
-	/* out owns the shared entries, ix->entries the split ones. */
-	memset(base, 0, sizeof(*base));
-	base->algo = out.algo;
+	/*
+	 * out owns the shared entries, ix->entries the split ones; the
+	 * rest of base (its own bitmaps, if any) stays for its release.
+	 */
+	memset(&out, 0, sizeof(out));
+	out.algo = base->algo;
+	out.entries = base->entries;
+	out.nr = base->nr;
+	out.alloc = base->alloc;
+	base->entries = NULL;
+	base->nr = base->alloc = 0;
 	m.out = &out;
 	m.saved = ix->entries;
 	m.saved_nr = ix->nr;
