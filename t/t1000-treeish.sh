@@ -515,6 +515,28 @@ test_expect_success 'split index: core.splitIndex, then none' '
 	test_same_as_git :link
 '
 
+test_expect_success 'split index: a linked work tree keeps its own' '
+	cd split-config &&
+	git worktree add -q --detach ../split-wt HEAD &&
+	cd ../split-wt &&
+	git config --unset core.splitIndex &&
+	git config splitIndex.maxPercentChange 100 &&
+	git update-index --split-index &&
+	git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),wl &&
+	echo changed >b &&
+	git add b &&
+	gd=$(git rev-parse --git-dir) &&
+	ls "$gd"/sharedindex.* &&
+	test_same_as_git :wl &&
+	test_same_as_git :b &&
+	mkdir ../split-wt-aside &&
+	mv "$gd"/sharedindex.* ../split-wt-aside/ &&
+	test_same_as_git :wl &&
+	grep "^fatal: /.*/worktrees/split-wt/sharedindex.* open failed" \
+		actual.err &&
+	mv ../split-wt-aside/* "$gd"/
+'
+
 # A sparse index keeps directories outside the cone as entries naming
 # their tree; git expands them when it reads the index.
 test_expect_success 'index: a sparse index is expanded through its trees' '
