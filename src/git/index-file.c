@@ -522,6 +522,80 @@ static void merge_add(struct index_file *out, struct index_file_entry *e)
 	out->nr++;
 }
 
+static int nameless(size_t i)
+{
+	return ga_error_set("corrupt link extension, entry %d should have "
+			    "non-zero length name", (int)i);
+}
+
+/* 1 if every entry sorts after the one before it, by name and stage. */
+static int is_sorted(const struct index_file_entry *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 1; i < nr; i++)
+		if (compare(v[i].name, v[i].name_len, stage_of(&v[i]),
+			    &v[i - 1]) <= 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * merge_add() for each remaining split entry in one pass, when both
+ * lists are sorted (as git writes them): git's binary searches then
+ * find the places a merge walk reaches, and this avoids moving the
+ * entries after each insertion, quadratic in a large index.  Takes
+ * the split entries' names.  Returns 0 or git's error for a nameless
+ * entry, whose entries before it are added as git adds them.
+ */
+static int add_sorted(struct index_file *out, struct merge *m)
+{
+	struct index_file_entry *res;
+	size_t b = 0, k = 0, i, cap = out->nr + (m->saved_nr - m->replaced);
+	int error = 0;
+
+	res = ga_xcalloc(cap ? cap : 1, sizeof(*res));
+	for (i = m->replaced; i < m->saved_nr; i++) {
+		struct index_file_entry *e = &m->saved[i];
+		int stage = stage_of(e), cmp = 1;
+
+		if (!e->name_len) {
+			error = nameless(i);
+			break;
+		}
+		while (b < out->nr && (cmp = compare(e->name, e->name_len,
+						     stage,
+						     &out->entries[b])) > 0)
+			res[k++] = out->entries[b++];
+		if (b < out->nr && !cmp) {
+			free(out->entries[b++].name);
+			res[k++] = *e;
+			e->name = NULL;
+			continue;
+		}
+		/* A stage-0 entry ends the other stages of its path. */
+		while (!stage && b < out->nr &&
+		       out->entries[b].name_len == e->name_len &&
+		       !memcmp(out->entries[b].name, e->name, e->name_len))
+			free(out->entries[b++].name);
+		if (!pathcheck_is_safe(e->name, e->mode)) {
+			ga_report(GA_REPORT_ERROR, "invalid path '%s'",
+				  e->name);
+			free(e->name);
+		} else {
+			res[k++] = *e;
+		}
+		e->name = NULL;
+	}
+	while (b < out->nr)
+		res[k++] = out->entries[b++];
+	free(out->entries);
+	out->entries = res;
+	out->nr = k;
+	out->alloc = cap;
+	return error;
+}
+
 int index_file_merge(struct index_file *ix, struct index_file *base)
 {
 	struct index_file out;
@@ -560,11 +634,14 @@ int index_file_merge(struct index_file *ix, struct index_file *base)
 		free(m.saved[i].name);
 		m.saved[i].name = NULL;
 	}
+	if (is_sorted(out.entries, out.nr) &&
+	    is_sorted(m.saved + m.replaced, m.saved_nr - m.replaced)) {
+		error = add_sorted(&out, &m);
+		goto done;
+	}
 	for (i = m.replaced; i < m.saved_nr; i++) {
 		if (!m.saved[i].name_len) {
-			error = ga_error_set("corrupt link extension, entry %d "
-					     "should have non-zero length name",
-					     (int)i);
+			error = nameless(i);
 			goto done;
 		}
 		merge_add(&out, &m.saved[i]);

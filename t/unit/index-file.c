@@ -434,6 +434,32 @@ static void test_merge(void)
 	index_file_release(&base);
 	index_file_release(&ix);
 
+	/* Unsorted, as git never writes it: one insertion at a time. */
+	header(&b, 2, 3);
+	entry(&b, 0100755, 7, 0, "", -1);
+	entry(&b, 0100644, 9, 1, "x", -1);
+	entry(&b, 0100644, 8, 2, "bb", -1);
+	link_ext(&b, 0xab, 1u << 2, 1u << 1);
+	trailer(&b);
+	shared_index(&base);
+	ok(!parse(&ix, &b) && !index_file_merge(&ix, &base) &&
+	   names_are(&ix, "a:0:1 b:0:7 bb:0:8 d:0:4 x:0:9"),
+	   "merge: unsorted additions land where the sorted ones do");
+	index_file_release(&base);
+	index_file_release(&ix);
+
+	header(&b, 2, 2);
+	entry(&b, 0100644, 9, 1 << 12 | 1, "y", -1);
+	entry(&b, 0100644, 8, 1, "e", -1);
+	link_ext(&b, 0xab, 0, 0);
+	trailer(&b);
+	shared_index(&base);
+	ok(!parse(&ix, &b) && !index_file_merge(&ix, &base) &&
+	   names_are(&ix, "a:0:1 b:0:2 c:0:3 d:0:4 e:0:8 x:1:5 x:2:6 y:1:9"),
+	   "merge: unsorted, an entry past the last and one inside");
+	index_file_release(&base);
+	index_file_release(&ix);
+
 	/* Same name and stage: the split entry replaces the shared one. */
 	header(&b, 2, 2);
 	entry(&b, 0100644, 8, 1, "a", -1);
