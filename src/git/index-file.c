@@ -475,7 +475,9 @@ static int compare(const char *name, size_t len, int stage,
  * ADD_CACHE_KEEP_CACHE_TREE and ADD_CACHE_SKIP_DFCHECK: `e` replaces
  * the entry of its name and stage, else goes where git's binary search
  * puts it, a stage-0 entry first removing the other stages of its
- * name.  Takes e's name in every case.
+ * name.  Takes e's name in every case.  verify_path() is
+ * pathcheck_is_safe(), which also refuses the HFS+ aliases of ".git"
+ * that git refuses by default only on macOS.
  */
 static void merge_add(struct index_file *out, struct index_file_entry *e)
 {
