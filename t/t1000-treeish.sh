@@ -344,22 +344,197 @@ test_expect_success 'index: optional extensions are skipped, others refused' '
 	cp good .git/index
 '
 
-test_expect_success 'index: a split index is refused, not half read' '
-	cd ix &&
+# A split index (git update-index --split-index, core.splitIndex) keeps
+# most entries in a shared index, .git/sharedindex.<id>; the index names
+# it in its "link" extension and holds the changes: nameless entries
+# replacing shared ones (the replace bitmap), deletions (the delete
+# bitmap) and new entries.  Files name blobs, no trees, so git's message
+# names the entry found; gitlinks give archives.
+split_names=":f1 :f3 :f5 :f7 :f30 :new :link :link2 :link3 :0:link
+	:1:both :2:both :3:both :0:both :nosuch"
+
+# link_bits INDEX: the bit sizes of the delete and replace bitmaps of
+# INDEX's link extension (0 for an empty bitmap), "no bitmaps" after
+# the shared index was written, or "none" without the extension.
+link_bits () {
+	python3 - "$1" "$test_hexsz_" <<-\EOF
+	import sys
+	d = open(sys.argv[1], "rb").read()
+	raw = int(sys.argv[2]) // 2
+	ver, off = int.from_bytes(d[4:8], "big"), 12
+	prev = 0
+	for i in range(int.from_bytes(d[8:12], "big")):
+	    fl = int.from_bytes(d[off + 40 + raw:off + 42 + raw], "big")
+	    fixed = 40 + raw + (4 if fl & 0x4000 else 2)
+	    if ver == 4:
+	        while d[off + fixed] & 0x80:
+	            fixed += 1
+	        fixed += 1
+	        off = d.index(b"\0", off + fixed) + 1
+	    else:
+	        end = d.index(b"\0", off + fixed)
+	        off += (end - off + 8) & ~7
+	while off + 8 <= len(d) - raw:
+	    sig, size = d[off:off + 4], int.from_bytes(d[off + 4:off + 8], "big")
+	    if sig == b"link":
+	        p = off + 8 + raw
+	        if size == raw:
+	            print("no bitmaps")
+	            sys.exit(0)
+	        dl = int.from_bytes(d[p:p + 4], "big")
+	        n = int.from_bytes(d[p + 4:p + 8], "big")
+	        rl = int.from_bytes(d[p + 12 + 8 * n:p + 16 + 8 * n], "big")
+	        print(dl, rl)
+	        sys.exit(0)
+	    off += 8 + size
+	print("none")
+	EOF
+}
+
+test_expect_success 'split index: setup, stages and a gitlink shared' '
+	git init -q split &&
+	cd split &&
+	git config splitIndex.maxPercentChange 100 &&
+	for i in $(seq 1 30)
+	do
+		echo $i >f$i || return 1
+	done &&
+	git add . &&
+	test_tick &&
+	git commit -q -m one &&
+	c=$(git rev-parse HEAD) &&
+	git update-index --add --cacheinfo 160000,$c,link &&
+	one=$(git rev-parse HEAD:f1) &&
+	two=$(git rev-parse HEAD:f2) &&
+	printf "100644 %s 1\tboth\n100644 %s 2\tboth\n160000 %s 3\tboth\n" \
+		$one $two $c >../stages &&
+	git update-index --index-info <../stages &&
 	git update-index --split-index &&
-	git archive :link >expect.tar &&
-	test_must_fail garchive :link >out 2>err &&
-	test_must_be_empty out &&
-	echo "fatal: .git/index: garchive cannot read a split index yet" \
-		>expect &&
-	test_cmp expect err &&
-	mkdir aside &&
+	test $(ls .git/sharedindex.* | wc -l) -eq 1 &&
+	test "$(link_bits .git/index)" != none
+'
+
+test_expect_success 'split index: all in the shared index' '
+	cd split &&
+	for n in $split_names
+	do
+		test_same_as_git $n || return 1
+	done
+'
+
+test_expect_success 'split index: replaced, deleted and added entries' '
+	cd split &&
+	c=$(git rev-parse HEAD) &&
+	one=$(git rev-parse HEAD:f1) &&
+	echo new >new &&
+	echo five >f5 &&
+	echo seven >f7 &&
+	git add new f5 f7 &&
+	git rm -q --cached f3 &&
+	git update-index --add --cacheinfo 160000,$c,link2 &&
+	git update-index --add --cacheinfo 160000,$c,link3 &&
+	git update-index --add --cacheinfo 100644,$one,both &&
+	test $(ls .git/sharedindex.* | wc -l) -eq 1 &&
+	set -- $(link_bits .git/index) &&
+	test $1 -gt 0 && test $2 -gt 0 &&
+	for n in $split_names
+	do
+		test_same_as_git $n || return 1
+	done
+'
+
+test_expect_success 'split index: version 4, a subdirectory, GIT_INDEX_FILE' '
+	cd split &&
+	# A new version writes the whole index; split it again.
+	git update-index --index-version 4 &&
+	git update-index --split-index &&
+	echo nine >f9 &&
+	git add f9 &&
+	test "$(od -An -tu1 -j7 -N1 .git/index)" -eq 4 &&
+	test "$(link_bits .git/index)" != none &&
+	for n in $split_names
+	do
+		test_same_as_git $n || return 1
+	done &&
+	mkdir -p sub &&
+	(cd sub && test_same_as_git :../link2 && test_same_as_git :../f5) &&
+	mkdir -p elsewhere &&
+	cp .git/index elsewhere/index &&
+	(
+		GIT_INDEX_FILE=elsewhere/index && export GIT_INDEX_FILE &&
+		test_same_as_git :link2 &&
+		mkdir .git/aside &&
+		mv .git/sharedindex.* .git/aside/ &&
+		test_same_as_git :link2 &&
+		grep "elsewhere/sharedindex.* index file open failed" \
+			actual.err &&
+		cp .git/aside/sharedindex.* elsewhere/ &&
+		test_same_as_git :link2 &&
+		test_same_as_git :f5 &&
+		mv .git/aside/sharedindex.* .git/ &&
+		rmdir .git/aside
+	)
+'
+
+test_expect_success 'split index: a missing or broken shared index' '
+	cd split &&
+	mkdir -p aside &&
 	mv .git/sharedindex.* aside/ &&
-	test_same_as_git :link &&
+	test_same_as_git :link2 &&
 	grep "^fatal: .git/sharedindex.* index file open failed" actual.err &&
-	mv aside/* .git/ &&
+	(cd sub && test_same_as_git :../link2) &&
+	shared=$(sed -n "s|^fatal: .git/\(sharedindex\.[0-9a-f]*\):.*|\1|p" \
+		actual.err) &&
+	test -f aside/$shared &&
+	{ index_body aside/$shared && index_sum; } >.git/$shared &&
+	test_same_as_git :link2 &&
+	grep "^fatal: broken index, expect" actual.err &&
+	: >.git/$shared &&
+	test_same_as_git :link2 &&
+	mv aside/sharedindex.* .git/ &&
+	test_same_as_git :link2
+'
+
+test_expect_success 'split index: core.splitIndex, then none' '
+	git init -q split-config &&
+	cd split-config &&
+	git config core.splitIndex true &&
+	echo a >a &&
+	echo b >b &&
+	git add a b &&
+	test_tick &&
+	git commit -q -m one &&
+	c=$(git rev-parse HEAD) &&
+	git update-index --add --cacheinfo 160000,$c,link &&
+	test "$(link_bits .git/index)" != none &&
+	test_same_as_git :link &&
+	test_same_as_git :a &&
+	git config core.splitIndex false &&
 	git update-index --no-split-index &&
+	test "$(link_bits .git/index)" = none &&
 	test_same_as_git :link
+'
+
+test_expect_success 'split index: a linked work tree keeps its own' '
+	cd split-config &&
+	git worktree add -q --detach ../split-wt HEAD &&
+	cd ../split-wt &&
+	git config --unset core.splitIndex &&
+	git config splitIndex.maxPercentChange 100 &&
+	git update-index --split-index &&
+	git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),wl &&
+	echo changed >b &&
+	git add b &&
+	gd=$(git rev-parse --git-dir) &&
+	ls "$gd"/sharedindex.* &&
+	test_same_as_git :wl &&
+	test_same_as_git :b &&
+	mkdir ../split-wt-aside &&
+	mv "$gd"/sharedindex.* ../split-wt-aside/ &&
+	test_same_as_git :wl &&
+	grep "^fatal: /.*/worktrees/split-wt/sharedindex.* open failed" \
+		actual.err &&
+	mv ../split-wt-aside/* "$gd"/
 '
 
 # A sparse index keeps directories outside the cone as entries naming

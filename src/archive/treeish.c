@@ -1423,9 +1423,12 @@ static size_t objects_parent(const char *objects)
 /*
  * The index file git reads and how its messages name it: $GIT_INDEX_FILE
  * (relative to the top of the work tree, where git has moved), else
- * "index" in the git dir, named as the object store names that dir.
+ * "index" in the git dir, named as the object store names that dir;
+ * and that name of the git dir (no final '/'), where a split index's
+ * shared index is looked for first.
  */
-static void index_path(char **path, char **shown, struct resolver *rs)
+static void index_path(char **path, char **shown, char **dir_shown,
+		       struct resolver *rs)
 {
 	const char *env = getenv("GIT_INDEX_FILE");
 	const char *gitdir = getenv("GIT_DIR");
@@ -1435,6 +1438,21 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 	char *common;
 	size_t len;
 
+	objects = odb_shown(rs->odb);
+	common = repo_commondir(rs->repo);
+	if (gitdir && *gitdir) {
+		/* As given: git names ".git/" + "/index" ".git//index". */
+		*dir_shown = ga_xstrdup(gitdir);
+	} else if (objects && !strcmp(repo_path, common) &&
+		   (len = objects_parent(objects))) {
+		*dir_shown = ga_xstrndup(objects, len - 1);
+	} else {
+		len = strlen(repo_path);
+		while (len > 1 && repo_path[len - 1] == '/')
+			len--;
+		*dir_shown = ga_xstrndup(repo_path, len);
+	}
+	free(common);
 	if (env && *env) {
 		*shown = ga_xstrdup(env);
 		if (*env != '/' && prefix)
@@ -1446,21 +1464,7 @@ static void index_path(char **path, char **shown, struct resolver *rs)
 		return;
 	}
 	*path = ga_xstrfmt("%sindex", repo_path);
-	objects = odb_shown(rs->odb);
-	common = repo_commondir(rs->repo);
-	if (gitdir && *gitdir) {
-		/* As given: git names ".git/" + "/index" ".git//index". */
-		*shown = ga_xstrfmt("%s/index", gitdir);
-	} else if (objects && !strcmp(repo_path, common) &&
-		   (len = objects_parent(objects))) {
-		*shown = ga_xstrfmt("%.*sindex", (int)len, objects);
-	} else {
-		len = strlen(repo_path);
-		while (len > 1 && repo_path[len - 1] == '/')
-			len--;
-		*shown = ga_xstrfmt("%.*s/index", (int)len, repo_path);
-	}
-	free(common);
+	*shown = ga_xstrfmt("%s/index", *dir_shown);
 }
 
 /*
@@ -1472,7 +1476,7 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 {
 	const struct index_file_entry *e;
 	struct index_file ix = { 0 };
-	char *path = NULL, *file = NULL, *shown = NULL;
+	char *path = NULL, *file = NULL, *shown = NULL, *dir_shown = NULL;
 	int stage = 0, error;
 
 	if (name[1] == '/' && name[2]) {
@@ -1487,8 +1491,10 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 	}
 	if ((error = tree_path(&path, rs, name)) < 0)
 		return error;
-	index_path(&file, &shown, rs);
-	if ((error = index_file_read(&ix, file, shown, rs->algo)) < 0 ||
+	index_path(&file, &shown, &dir_shown, rs);
+	if ((error = index_file_read(&ix, file, shown,
+				     git_repository_path(rs->repo), dir_shown,
+				     rs->algo)) < 0 ||
 	    (error = index_file_expand(&ix, rs->odb)) < 0)
 		goto done;
 	if (!(e = index_file_find(&ix, path, strlen(path), stage)))
@@ -1497,6 +1503,7 @@ static int index_entry(struct ga_oid *out, struct resolver *rs, const char *name
 		ga_oid_cpy(out, &e->id);
 done:
 	index_file_release(&ix);
+	free(dir_shown);
 	free(shown);
 	free(file);
 	free(path);

@@ -5,6 +5,7 @@
 #include "index-file.h"
 #include "garchive/common.h"
 #include "odb.h"
+#include "pathcheck.h"
 #include "rawtree.h"
 
 #include <errno.h>
@@ -166,25 +167,57 @@ static int parse_entry(struct index_file_entry *e, size_t *used,
 	return 0;
 }
 
+/*
+ * git's read_link_extension(): the shared index's id, then optionally
+ * the delete and the replace bitmap, which must fill the rest.  A link
+ * without bitmaps keeps those of an earlier one, as in git.
+ */
+static int parse_link(struct index_file *ix, const unsigned char *data,
+		      uint64_t size, uint64_t avail)
+{
+	size_t rawsz = ga_hash_rawsz(ix->algo), used, len;
+
+	if (size < rawsz)
+		return corrupt("corrupt link extension (too short)", NULL, 0);
+	/* git reads the extension past the end of the file here. */
+	if (size > avail)
+		return corrupt(NULL, NULL, 0);
+	/* git's init_split_index() */
+	if (ix->sparse)
+		return ga_error_set("cannot use split index with a sparse "
+				    "index");
+	/* A null shared index is no split index (git's check). */
+	ga_oid_from_raw(&ix->shared, ix->algo, data);
+	ix->split = !ga_oid_is_null(&ix->shared);
+	data += rawsz;
+	len = (size_t)size - rawsz;
+	if (!len)
+		return 0;
+	if (ewah_read(&ix->delete_bm, &used, data, len) < 0)
+		return corrupt("corrupt delete bitmap in link extension",
+			       NULL, 0);
+	data += used;
+	len -= used;
+	if (ewah_read(&ix->replace_bm, &used, data, len) < 0)
+		return corrupt("corrupt replace bitmap in link extension",
+			       NULL, 0);
+	if (used != len)
+		return corrupt("garbage at the end of link extension",
+			       NULL, 0);
+	return 0;
+}
+
 /* git's read_index_extension(): one extension, `size` bytes at `data`. */
 static int parse_extension(struct index_file *ix, const unsigned char *sig,
 			   const unsigned char *data, uint64_t size,
 			   uint64_t avail)
 {
-	size_t rawsz = ga_hash_rawsz(ix->algo);
 	char name[5];
 
 	memcpy(name, sig, 4);
 	name[4] = '\0';
-	if (!memcmp(sig, "link", 4)) {
-		if (size < rawsz || avail < rawsz)
-			return corrupt("corrupt link extension (too short)",
-				       NULL, 0);
-		/* A null shared index is no split index (git's check). */
-		ga_oid_from_raw(&ix->shared, ix->algo, data);
-		ix->split = !ga_oid_is_null(&ix->shared);
-		return 0;
-	}
+	if (!memcmp(sig, "link", 4))
+		return parse_link(ix, data, size, avail);
 	if (!memcmp(sig, "sdir", 4)) {
 		ix->sparse = 1;
 		return 0;
@@ -241,6 +274,8 @@ int index_file_parse(struct index_file *ix, const void *data, size_t size,
 	 */
 	p = buf + INDEX_FILE_HEADER_SIZE;
 	end = buf + size - rawsz;
+	/* What git compares with a split index's link. */
+	ga_oid_from_raw(&ix->checksum, algo, end);
 	/* No entry is shorter than this: count cannot ask for more. */
 	min_entry = INDEX_FILE_STAT_SIZE + rawsz + 4;
 	if (count > (size_t)(end - p) / min_entry)
@@ -270,53 +305,24 @@ int index_file_parse(struct index_file *ix, const void *data, size_t size,
 	return 0;
 }
 
-/* "<dir of path>/sharedindex.<hex>" */
-static char *shared_path(const char *path, const struct ga_oid *id)
-{
-	char hex[GA_OID_MAX_HEXSZ + 1];
-	const char *slash = strrchr(path, '/');
-
-	ga_oid_fmt(hex, id);
-	if (!slash)
-		return ga_xstrfmt("./sharedindex.%s", hex);
-	return ga_xstrfmt("%.*s/sharedindex.%s", (int)(slash - path), path,
-			  hex);
-}
-
 /*
- * A split index: git reads the shared index beside it and dies as
- * below when there is none; garchive cannot merge the two, and says so
- * rather than answer from half an index.
+ * git's do_read_index() on one file, without the merge: a missing file
+ * is an empty index unless `must_exist`; *missing tells which.
  */
-static int refuse_split(const struct index_file *ix, const char *path,
-			const char *shown)
-{
-	char *shared = shared_path(path, &ix->shared);
-	char *shared_shown = shared_path(shown, &ix->shared);
-	int error;
-
-	if (access(shared, F_OK) < 0 && errno == ENOENT)
-		error = ga_error_errno(ENOENT, "%s: index file open failed",
-				       shared_shown);
-	else
-		error = ga_error_set("%s: garchive cannot read a split "
-				     "index yet", shown);
-	free(shared_shown);
-	free(shared);
-	return error;
-}
-
-int index_file_read(struct index_file *ix, const char *path,
-		    const char *shown, enum ga_hash_algo algo)
+static int read_one(struct index_file *ix, int *missing, const char *path,
+		    const char *shown, enum ga_hash_algo algo, int must_exist)
 {
 	struct ga_buf buf = GA_BUF_INIT;
 	int fd, error;
 
 	memset(ix, 0, sizeof(*ix));
 	ix->algo = algo;
+	*missing = 0;
 	if ((fd = open(path, O_RDONLY)) < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && !must_exist) {
+			*missing = 1;
 			return 0;
+		}
 		return ga_error_errno(errno, "%s: index file open failed",
 				      shown);
 	}
@@ -333,8 +339,327 @@ int index_file_read(struct index_file *ix, const char *path,
 	error = index_file_parse(ix, buf.ptr ? buf.ptr : "", buf.len, shown,
 				 algo);
 	ga_buf_release(&buf);
-	if (!error && ix->split)
-		error = refuse_split(ix, path, shown);
+	return error;
+}
+
+/* POSIX dirname() of `path`, as git's read_index_from() takes it. */
+static char *dir_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len;
+
+	if (!slash)
+		return ga_xstrdup(".");
+	len = (size_t)(slash - path);
+	while (len && path[len - 1] == '/')
+		len--;
+	return len ? ga_xstrndup(path, len) : ga_xstrdup("/");
+}
+
+/*
+ * git's read_index_from() for a split index: the shared index from the
+ * git dir, else (when git finds no entries there because there is no
+ * file) from beside the index, where it must be; its trailing hash
+ * must be the link's id.
+ */
+static int read_shared(struct index_file *base, const struct index_file *ix,
+		       const char *path, const char *shown,
+		       const char *gitdir, const char *gitdir_shown)
+{
+	char hex[GA_OID_MAX_HEXSZ + 1], got[GA_OID_MAX_HEXSZ + 1];
+	char *file, *file_shown, *dir = NULL, *dir_shown = NULL;
+	int missing, error;
+
+	ga_oid_fmt(hex, &ix->shared);
+	file = ga_xstrfmt("%ssharedindex.%s", gitdir, hex);
+	file_shown = ga_xstrfmt("%s/sharedindex.%s", gitdir_shown, hex);
+	error = read_one(base, &missing, file, file_shown, ix->algo, 0);
+	if (!error && missing) {
+		char *other, *other_shown;
+
+		dir = dir_name(path);
+		dir_shown = dir_name(shown);
+		other = ga_xstrfmt("%s/sharedindex.%s", dir, hex);
+		other_shown = ga_xstrfmt("%s/sharedindex.%s", dir_shown, hex);
+		error = read_one(base, &missing, other, other_shown, ix->algo,
+				 1);
+		free(other_shown);
+		free(other);
+	}
+	if (!error && !ga_oid_equal(&base->checksum, &ix->shared))
+		error = ga_error_set("broken index, expect %s in %s, got %s",
+				     hex, file_shown,
+				     ga_oid_fmt(got, &base->checksum));
+	free(dir_shown);
+	free(dir);
+	free(file_shown);
+	free(file);
+	return error;
+}
+
+int index_file_read(struct index_file *ix, const char *path,
+		    const char *shown, const char *gitdir,
+		    const char *gitdir_shown, enum ga_hash_algo algo)
+{
+	struct index_file base;
+	int missing, error;
+
+	if ((error = read_one(ix, &missing, path, shown, algo, 0)) < 0 ||
+	    !ix->split)
+		return error;
+	if ((error = read_shared(&base, ix, path, shown, gitdir,
+				 gitdir_shown)) == 0)
+		error = index_file_merge(ix, &base);
+	index_file_release(&base);
+	return error;
+}
+
+/* The state of git's merge_base_index() while the bitmaps are walked. */
+struct merge {
+	struct index_file *out;		/* the shared index's entries */
+	struct index_file_entry *saved;	/* the split index's */
+	size_t saved_nr, replaced;
+	unsigned char *deleted;		/* one flag per entry of out */
+};
+
+/* git's replace_entry(): the next nameless entry takes base entry pos. */
+static int replace_entry(uint64_t pos, void *payload)
+{
+	struct merge *m = payload;
+	struct index_file_entry *dst, *src;
+
+	if (pos >= m->out->nr)
+		return ga_error_set("position for replacement %d exceeds "
+				    "base index size %d", (int)pos,
+				    (int)m->out->nr);
+	if (m->replaced >= m->saved_nr)
+		return ga_error_set("too many replacements (%d vs %d)",
+				    (int)m->replaced, (int)m->saved_nr);
+	dst = &m->out->entries[pos];
+	src = &m->saved[m->replaced];
+	if (src->name_len)
+		return ga_error_set("corrupt link extension, entry %d should "
+				    "have zero length name", (int)pos);
+	/* git's copy_cache_entry(): all but the name. */
+	dst->mode = src->mode;
+	dst->flags = src->flags;
+	ga_oid_cpy(&dst->id, &src->id);
+	m->replaced++;
+	return 0;
+}
+
+/* git's mark_entry_for_delete() */
+static int mark_deleted(uint64_t pos, void *payload)
+{
+	struct merge *m = payload;
+
+	if (pos >= m->out->nr)
+		return ga_error_set("position for delete %d exceeds base "
+				    "index size %d", (int)pos,
+				    (int)m->out->nr);
+	m->deleted[pos] = 1;
+	return 0;
+}
+
+static int stage_of(const struct index_file_entry *e)
+{
+	return (int)((e->flags & INDEX_FILE_STAGE_MASK) >>
+		     INDEX_FILE_STAGE_SHIFT);
+}
+
+static int compare(const char *name, size_t len, int stage,
+		   const struct index_file_entry *e);
+
+/*
+ * git's add_index_entry() with ADD_CACHE_OK_TO_ADD,
+ * ADD_CACHE_KEEP_CACHE_TREE and ADD_CACHE_SKIP_DFCHECK: `e` replaces
+ * the entry of its name and stage, else goes where git's binary search
+ * puts it, a stage-0 entry first removing the other stages of its
+ * name.  Takes e's name in every case.  verify_path() is
+ * pathcheck_is_safe(), which also refuses the HFS+ aliases of ".git"
+ * that git refuses by default only on macOS.
+ */
+static void merge_add(struct index_file *out, struct index_file_entry *e)
+{
+	size_t first = 0, last = out->nr, pos;
+	int stage = stage_of(e);
+
+	/* git's shortcut for a path after the last one. */
+	if (out->nr && strcmp(e->name, out->entries[out->nr - 1].name) > 0)
+		first = out->nr;
+	while (last > first) {
+		size_t next = first + ((last - first) >> 1);
+		int cmp = compare(e->name, e->name_len, stage,
+				  &out->entries[next]);
+
+		if (!cmp) {
+			free(out->entries[next].name);
+			out->entries[next] = *e;
+			return;
+		}
+		if (cmp < 0)
+			last = next;
+		else
+			first = next + 1;
+	}
+	pos = first;
+	if (!stage)
+		while (pos < out->nr && out->entries[pos].name_len ==
+		       e->name_len && !memcmp(out->entries[pos].name,
+					      e->name, e->name_len)) {
+			free(out->entries[pos].name);
+			memmove(&out->entries[pos], &out->entries[pos + 1],
+				(out->nr - pos - 1) * sizeof(*out->entries));
+			out->nr--;
+		}
+	if (!pathcheck_is_safe(e->name, e->mode)) {
+		ga_report(GA_REPORT_ERROR, "invalid path '%s'", e->name);
+		free(e->name);
+		return;
+	}
+	GA_ALLOC_GROW(out->entries, out->nr + 1, out->alloc);
+	memmove(&out->entries[pos + 1], &out->entries[pos],
+		(out->nr - pos) * sizeof(*out->entries));
+	out->entries[pos] = *e;
+	out->nr++;
+}
+
+static int nameless(size_t i)
+{
+	return ga_error_set("corrupt link extension, entry %d should have "
+			    "non-zero length name", (int)i);
+}
+
+/* 1 if every entry sorts after the one before it, by name and stage. */
+static int is_sorted(const struct index_file_entry *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 1; i < nr; i++)
+		if (compare(v[i].name, v[i].name_len, stage_of(&v[i]),
+			    &v[i - 1]) <= 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * merge_add() for each remaining split entry in one pass, when both
+ * lists are sorted (as git writes them): git's binary searches then
+ * find the places a merge walk reaches, and this avoids moving the
+ * entries after each insertion, quadratic in a large index.  Takes
+ * the split entries' names.  Returns 0 or git's error for a nameless
+ * entry, whose entries before it are added as git adds them.
+ */
+static int add_sorted(struct index_file *out, struct merge *m)
+{
+	struct index_file_entry *res;
+	size_t b = 0, k = 0, i, cap = out->nr + (m->saved_nr - m->replaced);
+	int error = 0;
+
+	res = ga_xcalloc(cap ? cap : 1, sizeof(*res));
+	for (i = m->replaced; i < m->saved_nr; i++) {
+		struct index_file_entry *e = &m->saved[i];
+		int stage = stage_of(e), cmp = 1;
+
+		if (!e->name_len) {
+			error = nameless(i);
+			break;
+		}
+		while (b < out->nr && (cmp = compare(e->name, e->name_len,
+						     stage,
+						     &out->entries[b])) > 0)
+			res[k++] = out->entries[b++];
+		if (b < out->nr && !cmp) {
+			free(out->entries[b++].name);
+			res[k++] = *e;
+			e->name = NULL;
+			continue;
+		}
+		/* A stage-0 entry ends the other stages of its path. */
+		while (!stage && b < out->nr &&
+		       out->entries[b].name_len == e->name_len &&
+		       !memcmp(out->entries[b].name, e->name, e->name_len))
+			free(out->entries[b++].name);
+		if (!pathcheck_is_safe(e->name, e->mode)) {
+			ga_report(GA_REPORT_ERROR, "invalid path '%s'",
+				  e->name);
+			free(e->name);
+		} else {
+			res[k++] = *e;
+		}
+		e->name = NULL;
+	}
+	while (b < out->nr)
+		res[k++] = out->entries[b++];
+	free(out->entries);
+	out->entries = res;
+	out->nr = k;
+	out->alloc = cap;
+	return error;
+}
+
+int index_file_merge(struct index_file *ix, struct index_file *base)
+{
+	struct index_file out;
+	struct merge m = { 0 };
+	size_t i, kept;
+	int error = 0;
+
+	/*
+	 * out owns the shared entries, ix->entries the split ones; the
+	 * rest of base (its own bitmaps, if any) stays for its release.
+	 */
+	memset(&out, 0, sizeof(out));
+	out.algo = base->algo;
+	out.entries = base->entries;
+	out.nr = base->nr;
+	out.alloc = base->alloc;
+	base->entries = NULL;
+	base->nr = base->alloc = 0;
+	m.out = &out;
+	m.saved = ix->entries;
+	m.saved_nr = ix->nr;
+	m.deleted = ga_xcalloc(out.nr ? out.nr : 1, 1);
+
+	if ((error = ewah_each_bit(&ix->replace_bm, replace_entry, &m)) ||
+	    (error = ewah_each_bit(&ix->delete_bm, mark_deleted, &m)))
+		goto done;
+	for (i = kept = 0; i < out.nr; i++) {
+		if (m.deleted[i]) {
+			free(out.entries[i].name);
+			continue;
+		}
+		out.entries[kept++] = out.entries[i];
+	}
+	out.nr = kept;
+	for (i = 0; i < m.replaced; i++) {
+		free(m.saved[i].name);
+		m.saved[i].name = NULL;
+	}
+	if (is_sorted(out.entries, out.nr) &&
+	    is_sorted(m.saved + m.replaced, m.saved_nr - m.replaced)) {
+		error = add_sorted(&out, &m);
+		goto done;
+	}
+	for (i = m.replaced; i < m.saved_nr; i++) {
+		if (!m.saved[i].name_len) {
+			error = nameless(i);
+			goto done;
+		}
+		merge_add(&out, &m.saved[i]);
+		m.saved[i].name = NULL;
+	}
+done:
+	if (error > 0)
+		error = corrupt(NULL, NULL, 0);
+	free(m.deleted);
+	/* ix keeps what it read but the entries, which out replaces. */
+	for (i = 0; i < ix->nr; i++)
+		free(ix->entries[i].name);
+	free(ix->entries);
+	ix->entries = out.entries;
+	ix->nr = out.nr;
+	ix->alloc = out.alloc;
 	return error;
 }
 
@@ -687,4 +1012,6 @@ void index_file_release(struct index_file *ix)
 	free(ix->entries);
 	ix->entries = NULL;
 	ix->nr = ix->alloc = 0;
+	ewah_release(&ix->delete_bm);
+	ewah_release(&ix->replace_bm);
 }

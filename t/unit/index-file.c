@@ -2,7 +2,8 @@
  * index-file.c: the index reader on hand-built files (the layout of
  * git's Documentation/technical/index-format.txt): v2 padding, v4
  * prefix-compressed names, long names, stages, git's binary search,
- * extensions and the errors git 2.39 gives.  The files git itself
+ * extensions and the errors git 2.39 gives; EWAH bitmaps and the merge
+ * of a split index with its shared index.  The files git itself
  * writes are compared with git in t/t1000-treeish.sh.
  */
 #include "tap.h"
@@ -258,6 +259,340 @@ static void test_extensions(void)
 	ga_buf_release(&b);
 }
 
+static void put_be64(struct ga_buf *b, uint64_t v)
+{
+	put_be32(b, (uint32_t)(v >> 32));
+	put_be32(b, (uint32_t)v);
+}
+
+/* An EWAH bitmap of `nr` words (a bit size of 64 * nr, rlw 0). */
+static void bitmap(struct ga_buf *b, const uint64_t *words, uint32_t nr)
+{
+	uint32_t i;
+
+	put_be32(b, nr * 64);
+	put_be32(b, nr);
+	for (i = 0; i < nr; i++)
+		put_be64(b, words[i]);
+	put_be32(b, 0);
+}
+
+/* A run-length word: `run` words of `bit`, then `literals` words. */
+static uint64_t rlw(int bit, uint64_t run, uint64_t literals)
+{
+	return (uint64_t)bit | run << 1 | literals << 33;
+}
+
+struct bits {
+	uint64_t pos[300];
+	size_t nr;
+};
+
+static int keep_bit(uint64_t pos, void *payload)
+{
+	struct bits *bits = payload;
+
+	if (bits->nr == 300)
+		return -1;
+	bits->pos[bits->nr++] = pos;
+	return 0;
+}
+
+static void test_ewah(void)
+{
+	struct ga_buf b = GA_BUF_INIT;
+	struct ewah bm = { 0 };
+	struct bits bits = { { 0 }, 0 };
+	/* 64 zeros, a literal (bits 64 and 66), then 64 ones. */
+	uint64_t words[] = { rlw(0, 1, 1), 5, rlw(1, 1, 0) };
+	size_t used = 0, i;
+	int all;
+
+	bitmap(&b, words, 3);
+	ga_buf_put(&b, "more", 4);
+	ok(!ewah_read(&bm, &used, b.ptr, b.len) && used == b.len - 4 &&
+	   bm.nr == 3 && bm.bit_size == 192, "ewah: read, its length taken");
+	ok(!ewah_each_bit(&bm, keep_bit, &bits) && bits.nr == 66 &&
+	   bits.pos[0] == 64 && bits.pos[1] == 66 && bits.pos[2] == 128,
+	   "ewah: runs and literals in order");
+	for (i = 2, all = 1; i < bits.nr; i++)
+		all &= bits.pos[i] == 128 + i - 2;
+	ok(all, "ewah: a run of ones is every bit of its words");
+
+	/* A literal count past the words: git reads on, this stops. */
+	words[0] = rlw(0, 0, 5);
+	ga_buf_setlen(&b, 0);
+	bitmap(&b, words, 2);
+	bits.nr = 0;
+	ok(!ewah_read(&bm, &used, b.ptr, b.len) &&
+	   ewah_each_bit(&bm, keep_bit, &bits) == 1 && bits.nr == 2,
+	   "ewah: literal words past the end stop the walk");
+
+	reports[0] = '\0';
+	ok(ewah_read(&bm, &used, b.ptr, 3) == GA_ERROR &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof before bit "
+		   "size\n"), "ewah: no bit size");
+	reports[0] = '\0';
+	ok(ewah_read(&bm, &used, b.ptr, 7) == GA_ERROR &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof before "
+		   "length\n"), "ewah: no length");
+	reports[0] = '\0';
+	ok(ewah_read(&bm, &used, b.ptr, 20) == GA_ERROR &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof in data (4 "
+		   "bytes short)\n"), "ewah: words missing");
+	reports[0] = '\0';
+	ok(ewah_read(&bm, &used, b.ptr, b.len - 1) == GA_ERROR &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof before rlw\n"),
+	   "ewah: no last-word position");
+	/* 0xffffffff words said, none there: nothing allocated for them. */
+	ga_buf_setlen(&b, 0);
+	put_be32(&b, 0);
+	put_be32(&b, 0xffffffffu);
+	reports[0] = '\0';
+	ok(ewah_read(&bm, &used, b.ptr, b.len) == GA_ERROR && !bm.words &&
+	   strstr(reports, "34359738360 bytes short"),
+	   "ewah: a word count the data cannot hold");
+	ewah_release(&bm);
+	ewah_release(&bm);
+	ga_buf_release(&b);
+}
+
+/*
+ * A link extension naming shared index `fill`, with a delete bitmap of
+ * one literal word `del` and a replace bitmap of one literal `repl`
+ * (no bitmaps when both are ~0).
+ */
+static void link_ext(struct ga_buf *b, int fill, uint64_t del, uint64_t repl)
+{
+	unsigned char id[20];
+	int none = del == ~(uint64_t)0 && repl == ~(uint64_t)0;
+	uint64_t dw[2] = { rlw(0, 0, 1), del }, rw[2] = { rlw(0, 0, 1), repl };
+
+	memset(id, fill, sizeof(id));
+	ga_buf_put(b, "link", 4);
+	put_be32(b, none ? 20 : 20 + 2 * (4 + 4 + 16 + 4));
+	ga_buf_put(b, id, sizeof(id));
+	if (none)
+		return;
+	bitmap(b, dw, 2);
+	bitmap(b, rw, 2);
+}
+
+/* The shared index: a, b, c, d and x at stages 1 and 2. */
+static void shared_index(struct index_file *base)
+{
+	struct ga_buf b = GA_BUF_INIT;
+
+	header(&b, 2, 6);
+	entry(&b, 0100644, 1, 1, "a", -1);
+	entry(&b, 0100644, 2, 1, "b", -1);
+	entry(&b, 0100644, 3, 1, "c", -1);
+	entry(&b, 0100644, 4, 1, "d", -1);
+	entry(&b, 0100644, 5, 1 << 12 | 1, "x", -1);
+	entry(&b, 0100644, 6, 2 << 12 | 1, "x", -1);
+	trailer(&b);
+	ok(!parse(base, &b) && base->nr == 6, "merge: the shared index");
+	ga_buf_release(&b);
+}
+
+static int names_are(const struct index_file *ix, const char *want)
+{
+	char got[256] = "";
+	size_t i;
+
+	for (i = 0; i < ix->nr; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			 "%s%s:%d:%d", i ? " " : "", ix->entries[i].name,
+			 (int)(ix->entries[i].flags >> 12 & 3),
+			 ix->entries[i].id.id[0]);
+	if (strcmp(got, want))
+		diag("got '%s'", got);
+	return !strcmp(got, want);
+}
+
+static void test_merge(void)
+{
+	struct ga_buf b = GA_BUF_INIT;
+	struct index_file ix, base;
+
+	/* b replaced (id 7), c deleted, "bb" and x at stage 0 added. */
+	header(&b, 2, 3);
+	entry(&b, 0100755, 7, 0, "", -1);
+	entry(&b, 0100644, 8, 2, "bb", -1);
+	entry(&b, 0100644, 9, 1, "x", -1);
+	link_ext(&b, 0xab, 1u << 2, 1u << 1);
+	trailer(&b);
+	ok(!parse(&ix, &b) && ix.split && ix.nr == 3 &&
+	   ix.delete_bm.nr == 2 && ix.replace_bm.nr == 2,
+	   "merge: the split index and its bitmaps");
+	shared_index(&base);
+	ok(!index_file_merge(&ix, &base) && base.nr == 0 &&
+	   names_are(&ix, "a:0:1 b:0:7 bb:0:8 d:0:4 x:0:9") &&
+	   ix.entries[1].mode == 0100755,
+	   "merge: replaced, deleted, added; stage 0 ends the stages");
+	ok(index_file_find(&ix, "bb", 2, 0) != NULL, "merge: sorted");
+	index_file_release(&base);
+	index_file_release(&ix);
+
+	/* Unsorted, as git never writes it: one insertion at a time. */
+	header(&b, 2, 3);
+	entry(&b, 0100755, 7, 0, "", -1);
+	entry(&b, 0100644, 9, 1, "x", -1);
+	entry(&b, 0100644, 8, 2, "bb", -1);
+	link_ext(&b, 0xab, 1u << 2, 1u << 1);
+	trailer(&b);
+	shared_index(&base);
+	ok(!parse(&ix, &b) && !index_file_merge(&ix, &base) &&
+	   names_are(&ix, "a:0:1 b:0:7 bb:0:8 d:0:4 x:0:9"),
+	   "merge: unsorted additions land where the sorted ones do");
+	index_file_release(&base);
+	index_file_release(&ix);
+
+	header(&b, 2, 2);
+	entry(&b, 0100644, 9, 1 << 12 | 1, "y", -1);
+	entry(&b, 0100644, 8, 1, "e", -1);
+	link_ext(&b, 0xab, 0, 0);
+	trailer(&b);
+	shared_index(&base);
+	ok(!parse(&ix, &b) && !index_file_merge(&ix, &base) &&
+	   names_are(&ix, "a:0:1 b:0:2 c:0:3 d:0:4 e:0:8 x:1:5 x:2:6 y:1:9"),
+	   "merge: unsorted, an entry past the last and one inside");
+	index_file_release(&base);
+	index_file_release(&ix);
+
+	/* Same name and stage: the split entry replaces the shared one. */
+	header(&b, 2, 2);
+	entry(&b, 0100644, 8, 1, "a", -1);
+	entry(&b, 0100644, 9, 2 << 12 | 1, "x", -1);
+	link_ext(&b, 0xab, ~(uint64_t)0, ~(uint64_t)0);
+	trailer(&b);
+	ok(!parse(&ix, &b) && !ix.delete_bm.nr, "merge: a link without bitmaps");
+	shared_index(&base);
+	ok(!index_file_merge(&ix, &base) &&
+	   names_are(&ix, "a:0:8 b:0:2 c:0:3 d:0:4 x:1:5 x:2:9"),
+	   "merge: an entry of the same name and stage is replaced");
+	index_file_release(&base);
+	index_file_release(&ix);
+
+	header(&b, 2, 1);
+	entry(&b, 0100644, 8, 6, ".git/a", -1);
+	link_ext(&b, 0xab, 0, 0);
+	trailer(&b);
+	reports[0] = '\0';
+	shared_index(&base);
+	ok(!parse(&ix, &b) && !index_file_merge(&ix, &base) && ix.nr == 6 &&
+	   !strcmp(reports, "error: invalid path '.git/a'\n"),
+	   "merge: a path git refuses is left out");
+	index_file_release(&base);
+	index_file_release(&ix);
+	ga_buf_release(&b);
+}
+
+/* Merge a split index of `entries` ("" for a nameless one) and bitmaps. */
+static int merge_fails(const char *const *names, size_t nr, uint64_t del,
+		       uint64_t repl, const char *want)
+{
+	struct ga_buf b = GA_BUF_INIT;
+	struct index_file ix, base;
+	size_t i;
+	int ret;
+
+	header(&b, 2, (uint32_t)nr);
+	for (i = 0; i < nr; i++)
+		entry(&b, 0100644, 8, (uint32_t)strlen(names[i]), names[i],
+		      -1);
+	link_ext(&b, 0xab, del, repl);
+	trailer(&b);
+	shared_index(&base);
+	ret = !parse(&ix, &b) && index_file_merge(&ix, &base) == GA_ERROR &&
+	      !strcmp(ga_error_message(), want);
+	if (!ret)
+		diag("got '%s'", ga_error_message());
+	index_file_release(&base);
+	index_file_release(&ix);
+	ga_buf_release(&b);
+	return ret;
+}
+
+static void test_merge_errors(void)
+{
+	static const char *const nameless[] = { "" }, *const named[] = { "a" };
+	struct ga_buf b = GA_BUF_INIT;
+	struct index_file ix;
+
+	ok(merge_fails(nameless, 1, 0, 1u << 6, "position for replacement 6 "
+		       "exceeds base index size 6"), "merge: replace past");
+	ok(merge_fails(nameless, 1, 1u << 6, 0, "position for delete 6 "
+		       "exceeds base index size 6"), "merge: delete past");
+	ok(merge_fails(nameless, 1, 0, 3, "too many replacements (1 vs 1)"),
+	   "merge: more replacements than entries");
+	ok(merge_fails(named, 1, 0, 1, "corrupt link extension, entry 0 "
+		       "should have zero length name"),
+	   "merge: a replacement with a name");
+	ok(merge_fails(nameless, 1, 0, 0, "corrupt link extension, entry 0 "
+		       "should have non-zero length name"),
+	   "merge: an added entry without one");
+
+	/* Malformed link extensions. */
+	header(&b, 2, 0);
+	link_ext(&b, 0xab, 0, 0);
+	ga_buf_setlen(&b, b.len - 1);
+	b.ptr[12 + 7] -= 1;
+	trailer(&b);
+	reports[0] = '\0';
+	ok(parse(&ix, &b) == GA_ERROR &&
+	   !strcmp(ga_error_message(), "index file corrupt") &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof before rlw\n"
+		   "error: corrupt replace bitmap in link extension\n"),
+	   "link: a replace bitmap cut short");
+	index_file_release(&ix);
+
+	header(&b, 2, 0);
+	link_ext(&b, 0xab, 0, 0);
+	ga_buf_put(&b, "zz", 2);
+	b.ptr[12 + 7] += 2;
+	trailer(&b);
+	reports[0] = '\0';
+	ok(parse(&ix, &b) == GA_ERROR &&
+	   !strcmp(reports, "error: garbage at the end of link extension\n"),
+	   "link: bytes after the bitmaps");
+	index_file_release(&ix);
+
+	header(&b, 2, 0);
+	ga_buf_put(&b, "link", 4);
+	put_be32(&b, 22);
+	ga_buf_put(&b, "aaaaaaaaaaaaaaaaaaaazz", 22);
+	trailer(&b);
+	reports[0] = '\0';
+	ok(parse(&ix, &b) == GA_ERROR &&
+	   !strcmp(reports, "error: corrupt ewah bitmap: eof before bit size\n"
+		   "error: corrupt delete bitmap in link extension\n"),
+	   "link: a delete bitmap cut short");
+	index_file_release(&ix);
+
+	header(&b, 2, 0);
+	ga_buf_put(&b, "link", 4);
+	put_be32(&b, 1000);
+	ga_buf_put(&b, "aaaaaaaaaaaaaaaaaaaa", 20);
+	trailer(&b);
+	ok(parse(&ix, &b) == GA_ERROR &&
+	   !strcmp(ga_error_message(), "index file corrupt"),
+	   "link: longer than the file");
+	index_file_release(&ix);
+
+	header(&b, 2, 0);
+	ga_buf_put(&b, "sdir", 4);
+	put_be32(&b, 0);
+	link_ext(&b, 0xab, ~(uint64_t)0, ~(uint64_t)0);
+	trailer(&b);
+	ok(parse(&ix, &b) == GA_ERROR &&
+	   !strcmp(ga_error_message(),
+		   "cannot use split index with a sparse index"),
+	   "link: after sdir");
+	index_file_release(&ix);
+	ga_buf_release(&b);
+}
+
 int main(void)
 {
 	ga_set_report_handler(keep_report, NULL);
@@ -266,5 +601,8 @@ int main(void)
 	test_unsorted();
 	test_errors();
 	test_extensions();
+	test_ewah();
+	test_merge();
+	test_merge_errors();
 	return tap_done();
 }
