@@ -18,9 +18,9 @@
  * archived tree.  So does garchive, with git's "hash mismatch" lines:
  * a damaged commit, tag or root tree never makes an archive.  Only
  * names libgit2 has to resolve (~, ^N, @{...}, :/text) go through its
- * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and, in
- * reftable repositories (whose reflogs libgit2 cannot read),
- * "@{<date>}" are read from garchive's ref store.
+ * revparse, which reads commits; of those, "@{<n>}", "@{-<n>}" and,
+ * where garchive's ref store serves libgit2 (refdb.h: its reflogs are
+ * not read through libgit2), "@{<date>}" are read from that store.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
@@ -61,7 +61,7 @@ struct resolver {
 	git_repository *repo;
 	git_odb *odb;
 	struct refs_store *refs;	/* opened on first use */
-	int reftable;			/* the refs are; -1: not asked yet */
+	int served;			/* refs_served(); -1: not asked yet */
 	const struct treeish_options *opts;
 	enum ga_hash_algo algo;		/* the repository's object ids */
 	struct known *known;
@@ -843,11 +843,12 @@ static int branch_mark(const char *s, size_t len)
 	return 0;
 }
 
-static int refs_are_reftable(struct resolver *rs)
+/* Whether garchive's ref store serves libgit2 (refdb.h): no reflogs. */
+static int refs_served(struct resolver *rs)
 {
-	if (rs->reftable < 0)
-		rs->reftable = refdb_uses_reftable(rs->repo);
-	return rs->reftable;
+	if (rs->served < 0)
+		rs->served = refdb_served(rs->repo);
+	return rs->served;
 }
 
 /*
@@ -1116,11 +1117,11 @@ static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *na
 	if ((error = nth_prior_checkout(out, rs, name, len)))
 		return error < 0 ? error : 0;
 	/*
-	 * libgit2 reads neither reftable reflogs nor SHA-256 ids: there,
+	 * libgit2 reads no reflog through garchive's ref store (reftable,
+	 * SHA-256, GARCHIVE_TEST_READER) and no SHA-256 id: there,
 	 * "@{<date>}" and "@" are read from garchive's ref store.
 	 */
-	if (memmem(name, len, "@{", 2) &&
-	    (refs_are_reftable(rs) || rs->algo != GA_HASH_SHA1) &&
+	if (memmem(name, len, "@{", 2) && refs_served(rs) &&
 	    (error = reflog_at_date(out, rs, name, len)) != 1)
 		return error;
 	if (len == 1 && name[0] == '@' && rs->algo != GA_HASH_SHA1)
@@ -1530,7 +1531,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 
 	memset(out, 0, sizeof(*out));
 	rs.repo = repo;
-	rs.reftable = -1;
+	rs.served = -1;
 	rs.opts = opts;
 
 	if (opts->remote && !opts->allow_unreachable) {
