@@ -114,7 +114,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev zlib1g-dev libssl-dev \
 	       groff-base bash-completion strace
 DEB_DEV_PACKAGES = clang libclang-rt-dev valgrind asciidoctor
 
-.PHONY: all deps deps-dev test test-sha256 unit check-asan valgrind fuzz fuzz-build \
+.PHONY: all deps deps-dev test test-sha256 test-own-reader unit check-asan valgrind fuzz fuzz-build \
 	record-2.39 clean install uninstall doc bench bench-scaling
 
 all: $(O)garchive $(O)garchive-remote-http
@@ -172,6 +172,15 @@ test-sha256: all unit $(TEST_CLOCK)
 	SHA-256 repositories; not yet: $(SHA256_PENDING)"
 	GARCHIVE_TEST_OBJECT_FORMAT=sha256 $(PROVE) $(PROVE_FLAGS) -e '' \
 		$(SHA256_TESTS)
+
+# The unit tests and every script with garchive's own object and ref
+# stores serving SHA-1 repositories too (GARCHIVE_TEST_READER, t/README),
+# as they serve SHA-256 ones: the reader chosen at open (repofmt.h).
+test-own-reader: all unit $(TEST_CLOCK)
+	@echo "== make test-own-reader: $(words $(UNIT_TESTS)) unit tests and \
+	$(words $(SHELL_TESTS)) scripts read through garchive's own stores"
+	GARCHIVE_TEST_READER=garchive $(PROVE) $(PROVE_FLAGS) -e '' \
+		$(UNIT_TESTS) $(SHELL_TESTS)
 
 # Records what git 2.39 does in the scripts that compare with it through
 # a record (test_uses_git_2_39_record, t/lib.sh), into t/ref-2.39/, and

@@ -733,7 +733,7 @@ static int open_odb(git_odb **out, git_repository *repo, git_odb *odb,
 	for (i = 0; i <= nr; i++)
 		ga_buf_puts(&path, "/.");
 	error = odb_open(out, path.ptr, odb_shown(odb), 0,
-			 odb_hash_algo(odb));
+			 odb_hash_algo(odb), odb_reader(odb));
 	ga_buf_release(&path);
 	return error;
 }

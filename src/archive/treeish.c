@@ -20,9 +20,10 @@
  * ":/<text>" and "<rev>^{/<text>}" are searched by treeish-search.c,
  * "@{upstream}" and "@{push}" found by upstream.c, "@{<n>}" and
  * "@{-<n>}" read from garchive's ref store, in either hash and ref
- * format.  Only "@{<date>}" of a SHA-1 repository with files refs is
- * still left to libgit2's revparse (reftable and SHA-256 ones are read
- * from the ref store).
+ * format.  "@{<date>}" is read from that store too wherever it serves
+ * libgit2 (refdb.h: reftable, SHA-256, GARCHIVE_TEST_READER); only in
+ * a SHA-1 repository with files refs read by libgit2 is it still left
+ * to libgit2's revparse.
  */
 #include "garchive/treeish.h"
 #include "garchive/common.h"
@@ -66,7 +67,7 @@ struct resolver {
 	git_repository *repo;
 	git_odb *odb;
 	struct refs_store *refs;	/* opened on first use */
-	int reftable;			/* the refs are; -1: not asked yet */
+	int served;			/* refs_served(); -1: not asked yet */
 	const struct treeish_options *opts;
 	struct ga_config *own_config;	/* loaded when opts has none */
 	enum ga_hash_algo algo;		/* the repository's object ids */
@@ -850,11 +851,12 @@ static int branch_mark(const char *s, size_t len)
 	return 0;
 }
 
-static int refs_are_reftable(struct resolver *rs)
+/* Whether garchive's ref store serves libgit2 (refdb.h): no reflogs. */
+static int refs_served(struct resolver *rs)
 {
-	if (rs->reftable < 0)
-		rs->reftable = refdb_uses_reftable(rs->repo);
-	return rs->reftable;
+	if (rs->served < 0)
+		rs->served = refdb_served(rs->repo);
+	return rs->served;
 }
 
 /*
@@ -1226,11 +1228,11 @@ static int get_oid_basic(struct ga_oid *out, struct resolver *rs, const char *na
 	if ((error = branch_mark_ref(out, rs, name, len)) != 1)
 		return error;
 	/*
-	 * libgit2 reads neither reftable reflogs nor SHA-256 ids: there,
+	 * libgit2 reads no reflog through garchive's ref store (reftable,
+	 * SHA-256, GARCHIVE_TEST_READER) and no SHA-256 id: there,
 	 * "@{<date>}" and "@" are read from garchive's ref store.
 	 */
-	if (memmem(name, len, "@{", 2) &&
-	    (refs_are_reftable(rs) || rs->algo != GA_HASH_SHA1) &&
+	if (memmem(name, len, "@{", 2) && refs_served(rs) &&
 	    (error = reflog_at_date(out, rs, name, len)) != 1)
 		return error;
 	if (len == 1 && name[0] == '@' && rs->algo != GA_HASH_SHA1)
@@ -1669,7 +1671,7 @@ int treeish_resolve(struct treeish *out, git_repository *repo,
 
 	memset(out, 0, sizeof(*out));
 	rs.repo = repo;
-	rs.reftable = -1;
+	rs.served = -1;
 	rs.opts = opts;
 
 	if (opts->remote && !opts->allow_unreachable) {

@@ -138,6 +138,19 @@ static int read_entry(const char *name, const char *value, int line,
 	return 0;
 }
 
+/*
+ * The one place the reader is chosen (repofmt.h): garchive's stores for
+ * a hash libgit2 cannot read, or when the test knob asks for them.
+ */
+static enum repofmt_reader choose_reader(enum ga_hash_algo hash)
+{
+	const char *knob = getenv("GARCHIVE_TEST_READER");
+
+	if (hash != GA_HASH_SHA1 || (knob && !strcmp(knob, "garchive")))
+		return REPOFMT_READER_GARCHIVE;
+	return REPOFMT_READER_LIBGIT2;
+}
+
 static int read_format(struct repofmt *fmt, const char *git_dir,
 		       const char *shown, int quiet)
 {
@@ -159,6 +172,7 @@ static int read_format(struct repofmt *fmt, const char *git_dir,
 	if (ga_buf_read_file(&data, path) == 0)
 		error = config_parse_source(data.ptr ? data.ptr : "", data.len,
 					    file, read_entry, &rs);
+	fmt->reader = choose_reader(fmt->hash);
 	ga_buf_release(&data);
 	free(file);
 	free(path);
@@ -238,4 +252,19 @@ enum ga_hash_algo repofmt_hash(const char *git_dir)
 		ga_error_clear();
 	repofmt_release(&fmt);
 	return hash == GA_HASH_UNKNOWN ? GA_HASH_SHA1 : hash;
+}
+
+enum repofmt_reader repofmt_reader(const char *git_dir)
+{
+	struct repofmt fmt;
+	enum repofmt_reader reader;
+
+	if (read_format(&fmt, git_dir, NULL, 1) < 0) {
+		ga_error_clear();
+		fmt.hash = GA_HASH_SHA1;
+	}
+	reader = choose_reader(fmt.hash == GA_HASH_UNKNOWN ? GA_HASH_SHA1
+							   : fmt.hash);
+	repofmt_release(&fmt);
+	return reader;
 }

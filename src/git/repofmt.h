@@ -8,8 +8,18 @@
  * only: noop-v1, objectformat, refstorage (git 2.45 and later).  An
  * unknown extension is refused in version 1 and ignored in version 0; a
  * version-1 extension in version 0 is refused.  The result says which
- * hash names the objects and which format keeps the refs: that choice
- * is made here, once, when the repository is opened.
+ * hash names the objects, which format keeps the refs and which reader
+ * serves them: that choice is made here, once, when the repository is
+ * opened.
+ *
+ * The reader: libgit2 1.5 reads SHA-1 objects and files refs only, so
+ * garchive's own object store (odb/store.h) and ref store (refs/refs.h)
+ * serve every other repository.  In a SHA-1 repository libgit2's reads
+ * are used, over garchive's store, unless the test knob
+ * GARCHIVE_TEST_READER is "garchive" ("libgit2", unset or anything else:
+ * the choice above): then garchive's stores serve it as they serve a
+ * SHA-256 one, so that the whole suite can run through them (make
+ * test-own-reader).  Nothing above the stores asks which one serves.
  */
 #ifndef GARCHIVE_REPOFMT_H
 #define GARCHIVE_REPOFMT_H
@@ -18,10 +28,17 @@
 #include "odb/oid.h"
 #include "refs/refs.h"
 
+/* Who reads the objects and refs of a repository (see above). */
+enum repofmt_reader {
+	REPOFMT_READER_LIBGIT2,		/* libgit2's reads, over our store */
+	REPOFMT_READER_GARCHIVE		/* garchive's stores, read directly */
+};
+
 struct repofmt {
 	int version;			/* -1: no config, or no version */
 	enum ga_hash_algo hash;
 	enum refs_storage refs;
+	enum repofmt_reader reader;	/* from hash and the test knob */
 	struct ga_strvec unknown;	/* extensions git does not know */
 	struct ga_strvec v1_only;	/* known, but for version 1 only */
 };
@@ -73,5 +90,12 @@ char *repofmt_common_dir(const char *git_dir);
  * (odb_install()).  SHA-1 when the format cannot be read.
  */
 enum ga_hash_algo repofmt_hash(const char *git_dir);
+
+/*
+ * The reader of the repository at `git_dir`, whose format was checked
+ * already: the `reader` repofmt_read() gives, libgit2's (SHA-1) when the
+ * format cannot be read and the knob does not ask for garchive's.
+ */
+enum repofmt_reader repofmt_reader(const char *git_dir);
 
 #endif

@@ -278,8 +278,7 @@ static int check_format(git_repository *repo, const char *gitdir)
 /* The object database, with the hash the repository's format names. */
 static int install_odb(git_repository *repo, const char *gitdir)
 {
-	return odb_install(repo, gitdir && *gitdir ? gitdir : NULL, 1,
-			   repofmt_hash(git_repository_path(repo)));
+	return odb_install(repo, gitdir && *gitdir ? gitdir : NULL, 1);
 }
 
 /*

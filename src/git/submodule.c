@@ -269,8 +269,7 @@ static git_repository *open_with_commit(const char *dir,
 	 * submodule's, like the superproject's, is ours, with the hash
 	 * its format names (a SHA-256 superproject has SHA-256 gitlinks).
 	 */
-	ok = odb_install(repo, NULL, 0,
-			 repofmt_hash(git_repository_path(repo))) == 0 &&
+	ok = odb_install(repo, NULL, 0) == 0 &&
 	     git_repository_odb(&odb, repo) == 0 &&
 	     odb_read_header(&size, &type, odb, commit) == 0 &&
 	     type == GIT_OBJECT_COMMIT;

@@ -3,6 +3,7 @@
  */
 #include "odb.h"
 #include "repo-open.h"
+#include "repofmt.h"
 #include "garchive/common.h"
 #include "loose.h"
 #include "promisor.h"
@@ -36,6 +37,7 @@
 struct store_backend {
 	git_odb_backend parent;
 	struct ga_store *store;
+	enum repofmt_reader reader;
 };
 
 static struct ga_store *store_of(git_odb_backend *backend)
@@ -60,8 +62,8 @@ void odb_oid_to_git(git_oid *out, const struct ga_oid *id)
 
 static void store_free(git_odb_backend *backend);
 
-/* The object store of `odb` (opened by odb_open()), or NULL. */
-static struct ga_store *store_of_odb(git_odb *odb)
+/* The backend of `odb` (opened by odb_open()), or NULL. */
+static struct store_backend *backend_of_odb(git_odb *odb)
 {
 	size_t i, nr = git_odb_num_backends(odb);
 	git_odb_backend *b;
@@ -69,8 +71,23 @@ static struct ga_store *store_of_odb(git_odb *odb)
 	for (i = 0; i < nr; i++)
 		if (git_odb_get_backend(&b, odb, i) == 0 &&
 		    b->free == store_free)
-			return store_of(b);
+			return (struct store_backend *)b;
 	return NULL;
+}
+
+/* The object store of `odb` (opened by odb_open()), or NULL. */
+static struct ga_store *store_of_odb(git_odb *odb)
+{
+	struct store_backend *b = backend_of_odb(odb);
+
+	return b ? b->store : NULL;
+}
+
+enum repofmt_reader odb_reader(git_odb *odb)
+{
+	struct store_backend *b = backend_of_odb(odb);
+
+	return b ? b->reader : REPOFMT_READER_LIBGIT2;
 }
 
 enum ga_hash_algo odb_hash_algo(git_odb *odb)
@@ -82,14 +99,15 @@ enum ga_hash_algo odb_hash_algo(git_odb *odb)
 
 /*
  * libgit2 holds 20-byte ids only: the objects of a SHA-256 database
- * are read from its store directly, never through libgit2's reads.
- * Returns that store, or NULL for a SHA-1 database.
+ * are read from its store directly, never through libgit2's reads, and
+ * so are a SHA-1 one's when garchive's reader was chosen for it
+ * (repofmt.h).  Returns that store, or NULL when libgit2 reads.
  */
-static struct ga_store *sha256_store(git_odb *odb)
+static struct ga_store *own_store(git_odb *odb)
 {
-	struct ga_store *store = store_of_odb(odb);
+	struct store_backend *b = backend_of_odb(odb);
 
-	return store && ga_store_algo(store) != GA_HASH_SHA1 ? store : NULL;
+	return b && b->reader == REPOFMT_READER_GARCHIVE ? b->store : NULL;
 }
 
 /*
@@ -223,7 +241,7 @@ static int store_read_object(struct odb_object **out, git_odb *odb,
 
 int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id)
 {
-	struct ga_store *store = sha256_store(odb);
+	struct ga_store *store = own_store(odb);
 	git_odb_object *gobj;
 	git_oid gid;
 	int error;
@@ -242,7 +260,7 @@ int odb_read(struct odb_object **out, git_odb *odb, const struct ga_oid *id)
 int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 		    const struct ga_oid *id)
 {
-	struct ga_store *store = sha256_store(odb);
+	struct ga_store *store = own_store(odb);
 	enum ga_obj_type t = GA_OBJ_NONE;
 	git_oid gid;
 	int error;
@@ -267,7 +285,7 @@ int odb_read_header(size_t *len, git_object_t *type, git_odb *odb,
 
 int odb_exists(git_odb *odb, const struct ga_oid *id)
 {
-	struct ga_store *store = sha256_store(odb);
+	struct ga_store *store = own_store(odb);
 	git_oid gid;
 
 	if (store) {
@@ -318,7 +336,7 @@ static int store_exists_prefix_sha256(struct ga_oid *out,
 int odb_exists_prefix(struct ga_oid *out, git_odb *odb,
 		      const struct ga_oid *prefix, size_t len)
 {
-	struct ga_store *store = sha256_store(odb);
+	struct ga_store *store = own_store(odb);
 	git_oid gid, found;
 	int error;
 
@@ -425,7 +443,8 @@ static void store_free(git_odb_backend *backend)
 	free(backend);
 }
 
-static int store_backend_new(git_odb_backend **out, struct ga_store *store)
+static int store_backend_new(git_odb_backend **out, struct ga_store *store,
+			     enum repofmt_reader reader)
 {
 	struct store_backend *b = ga_xcalloc(1, sizeof(*b));
 
@@ -434,6 +453,7 @@ static int store_backend_new(git_odb_backend **out, struct ga_store *store)
 		return ga_error_from_git(NULL);
 	}
 	b->store = store;
+	b->reader = reader;
 	b->parent.read = store_read;
 	b->parent.read_header = store_read_header;
 	b->parent.read_prefix = store_read_prefix;
@@ -593,7 +613,7 @@ done:
 }
 
 int odb_open(git_odb **out, const char *objects_dir, const char *shown,
-	     int report, enum ga_hash_algo algo)
+	     int report, enum ga_hash_algo algo, enum repofmt_reader reader)
 {
 	struct ga_store *store = ga_store_new(algo, report);
 	struct alternates alt = { 0 };
@@ -615,7 +635,7 @@ int odb_open(git_odb **out, const char *objects_dir, const char *shown,
 		alt.main_dir[--len] = '\0';
 	if ((error = read_alternates(&alt, objects_dir, 0)) < 0)
 		goto done;
-	if ((error = store_backend_new(&backend, store)) < 0)
+	if ((error = store_backend_new(&backend, store, reader)) < 0)
 		goto done;
 	store = NULL;
 	if (git_odb_new(&odb) < 0 || git_odb_add_backend(odb, backend, 1) < 0) {
@@ -657,9 +677,9 @@ static char *git_dir_name(git_repository *repo)
 	return common;
 }
 
-int odb_install(git_repository *repo, const char *git_dir_shown, int report,
-		enum ga_hash_algo algo)
+int odb_install(git_repository *repo, const char *git_dir_shown, int report)
 {
+	const char *git_dir = git_repository_path(repo);
 	char *common = repo_commondir(repo);
 	char *objects = ga_xstrfmt("%sobjects", common);
 	char *name = git_dir_shown ? ga_xstrdup(git_dir_shown)
@@ -672,7 +692,9 @@ int odb_install(git_repository *repo, const char *git_dir_shown, int report,
 	while (len > 1 && name[len - 1] == '/')
 		name[--len] = '\0';
 	shown = ga_xstrfmt("%s/objects", name);
-	if ((error = odb_open(&odb, objects, shown, report, algo)) == 0 &&
+	if ((error = odb_open(&odb, objects, shown, report,
+			       repofmt_hash(git_dir),
+			       repofmt_reader(git_dir))) == 0 &&
 	    (error = promisor_backend_add(odb, repo, 0)) == 0 &&
 	    git_repository_set_odb(repo, odb) < 0)
 		error = ga_error_from_git("cannot open the object database");

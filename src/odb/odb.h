@@ -20,6 +20,7 @@
 #include <git2/types.h>
 
 #include "odb/oid.h"
+#include "repofmt.h"
 
 /*
  * Open the object database in `objects_dir` with its alternates
@@ -30,11 +31,19 @@
  * check .git/objects/info/alternates", nesting too deep) are reported
  * as errors as git prints them; a second database of the same run
  * passes 0.  `algo` is the hash that names the objects (the
- * repository's extensions.objectFormat, repofmt.h).  Returns 0 or
- * GA_ERROR; the caller frees *out.
+ * repository's extensions.objectFormat, repofmt.h), `reader` who reads
+ * through it (repofmt.h): with REPOFMT_READER_GARCHIVE the reads below
+ * go to the store directly, else through libgit2's git_odb_read() and
+ * friends.  Returns 0 or GA_ERROR; the caller frees *out.
  */
 int odb_open(git_odb **out, const char *objects_dir, const char *shown,
-	     int report, enum ga_hash_algo algo);
+	     int report, enum ga_hash_algo algo, enum repofmt_reader reader);
+
+/*
+ * The reader `odb` was opened with (odb_open()), for a second handle on
+ * it; libgit2's when it was not opened here.
+ */
+enum repofmt_reader odb_reader(git_odb *odb);
 
 /*
  * Open `repo`'s object database with odb_open() and install it in
@@ -42,11 +51,11 @@ int odb_open(git_odb **out, const char *objects_dir, const char *shown,
  * repository directory as git names it in messages (GIT_DIR as given,
  * "." for the server), or NULL to work it out as git's setup does:
  * ".git" for the .git of the work tree, "." for the current directory,
- * else its absolute path.  `algo` is the repository's hash, from its
- * format (repofmt.h).  Returns 0 or GA_ERROR.
+ * else its absolute path.  The hash and the reader are the repository's,
+ * from its format (repofmt_hash(), repofmt_reader()).  Returns 0 or
+ * GA_ERROR.
  */
-int odb_install(git_repository *repo, const char *git_dir_shown, int report,
-		enum ga_hash_algo algo);
+int odb_install(git_repository *repo, const char *git_dir_shown, int report);
 
 /*
  * How messages name the objects directory of `odb`, an object database

@@ -322,6 +322,13 @@ static int open_store(struct refs_store **out, git_repository *repo,
 	return error;
 }
 
+/* Whether garchive's backend serves a repository of format `fmt`. */
+static int serves(const struct repofmt *fmt)
+{
+	return fmt->refs == REFS_STORAGE_REFTABLE ||
+	       fmt->reader == REPOFMT_READER_GARCHIVE;
+}
+
 int refdb_setup(git_repository *repo, const char *shown, int discovered)
 {
 	struct refs_store *refs = NULL;
@@ -333,9 +340,10 @@ int refdb_setup(git_repository *repo, const char *shown, int discovered)
 	/*
 	 * libgit2's own backend reads the files format, reflogs included
 	 * (for "@{<date>}" and "@{-<n>}" through its revparse); garchive's
-	 * serves the rest.
+	 * serves the rest, and every repository whose reader is garchive's
+	 * (repofmt.h).
 	 */
-	if (!error && fmt.refs == REFS_STORAGE_REFTABLE &&
+	if (!error && serves(&fmt) &&
 	    !(error = open_store(&refs, repo, &fmt)))
 		error = install_backend(repo, refs);
 	repofmt_release(&fmt);
@@ -354,16 +362,33 @@ int refdb_open_store(struct refs_store **out, git_repository *repo)
 	return error;
 }
 
-int refdb_uses_reftable(git_repository *repo)
+static int is_reftable(const struct repofmt *fmt)
+{
+	return fmt->refs == REFS_STORAGE_REFTABLE;
+}
+
+/* What `test` says of `repo`'s format; 0 when it cannot be read. */
+static int format_says(git_repository *repo,
+		       int (*test)(const struct repofmt *))
 {
 	struct repofmt fmt;
-	int reftable;
+	int yes;
 
 	if (repofmt_read(&fmt, git_repository_path(repo), NULL) < 0) {
 		ga_error_clear();
 		return 0;
 	}
-	reftable = fmt.refs == REFS_STORAGE_REFTABLE;
+	yes = test(&fmt);
 	repofmt_release(&fmt);
-	return reftable;
+	return yes;
+}
+
+int refdb_uses_reftable(git_repository *repo)
+{
+	return format_says(repo, is_reftable);
+}
+
+int refdb_served(git_repository *repo)
+{
+	return format_says(repo, serves);
 }

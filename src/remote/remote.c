@@ -434,8 +434,7 @@ int remote_enter_repo(git_repository **out, const char *path,
 		error = not_a_repository(path);
 	else if (!(error = refdb_setup(*out, ".", 0)))
 		/* git names what it serves "." (see odb.h). */
-		error = odb_install(*out, ".", 1,
-				    repofmt_hash(git_repository_path(*out)));
+		error = odb_install(*out, ".", 1);
 	git_error_clear();
 done:
 	free(base);

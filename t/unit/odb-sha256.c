@@ -15,6 +15,10 @@
 
 #include <git2.h>
 
+/* Today's reader for `algo` (repofmt.h): libgit2's for SHA-1. */
+#define READER(algo) ((algo) == GA_HASH_SHA1 ? REPOFMT_READER_LIBGIT2 \
+					    : REPOFMT_READER_GARCHIVE)
+
 static const enum ga_hash_algo algo = GA_HASH_SHA256;
 
 static int is_int(int got, int want, const char *fmt, const char *how)
@@ -232,7 +236,8 @@ static void test_damage(const char *r, const char *objects)
 	want = scratch_out(&want_len, &status,
 			   "cd %s && git cat-file blob %s 2>&1 >/dev/null",
 			   r, hex);
-	ok(odb_open(&odb, objects, ".git/objects", 0, algo) == 0, "%s",
+	ok(odb_open(&odb, objects, ".git/objects", 0, algo,
+		    READER(algo)) == 0, "%s",
 	   "the damaged database opens");
 	is_int(odb_read(&obj, odb, &id), GA_ECORRUPT, "%s",
 	       "a damaged loose object is GA_ECORRUPT");
@@ -283,7 +288,8 @@ int main(void)
 		   "seq 1 20000 >big && echo damaged >damaged && "
 		   "git add big damaged && git commit -qm big && "
 		   "git tag -a -m tagged v1", r, r);
-	ok(odb_open(&odb, objects, ".git/objects", 1, algo) == 0, "%s",
+	ok(odb_open(&odb, objects, ".git/objects", 1, algo,
+		    READER(algo)) == 0, "%s",
 	   "a SHA-256 database opens");
 	ok(odb_hash_algo(odb) == GA_HASH_SHA256, "%s", "and names its hash");
 	test_reads(odb, r, "loose");
@@ -299,7 +305,8 @@ int main(void)
 	test_reads(odb, r, "packed since opened");
 	git_odb_free(odb);
 
-	ok(odb_open(&odb, objects, ".git/objects", 1, algo) == 0, "%s",
+	ok(odb_open(&odb, objects, ".git/objects", 1, algo,
+		    READER(algo)) == 0, "%s",
 	   "the packed database opens");
 	test_reads(odb, r, "packed");
 	list_objects(&l, r);

@@ -74,7 +74,9 @@ static void test_hash(const char *dir, enum ga_hash_algo algo)
 	b = rev(r, "b", algo);
 	merge = rev(r, "main", algo);
 	start = rev(r, "main^", algo);
-	if (odb_open(&odb, objects, NULL, 0, algo) < 0) {
+	if (odb_open(&odb, objects, NULL, 0, algo,
+		     algo == GA_HASH_SHA1 ? REPOFMT_READER_LIBGIT2
+					 : REPOFMT_READER_GARCHIVE) < 0) {
 		ok(0, "%s: the database opens", hash);
 		goto done;
 	}
