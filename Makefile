@@ -225,7 +225,8 @@ ASAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
 check-asan: $(TEST_CLOCK)
 	$(MAKE) BUILD=$(ASAN_DIR) CC=clang CFLAGS='$(ASAN_CFLAGS)' \
-		LDFLAGS='-fsanitize=address,undefined' all unit
+		LDFLAGS='-fsanitize=address,undefined $(CURDIR)/t/lsan-default.c' \
+		all unit
 	@# garchive --help looks for Documentation/ beside the binary.
 	ln -sfn $(CURDIR)/Documentation $(ASAN_DIR)/Documentation
 	GARCHIVE_BUILD_DIR=$(CURDIR)/$(ASAN_DIR) GARCHIVE_TEST_SKIP_EXPENSIVE=1 \
